@@ -1,0 +1,551 @@
+//! The capability descriptor: a checked, immutable contract with a content revision.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::error::{DescriptorError, DescriptorErrorKind, DescriptorErrors};
+use crate::id::CapabilityId;
+use crate::limits::Limits;
+use crate::revision::{DescriptorRevision, canonical_json};
+use crate::schema::{CompiledSchema, SchemaRole, ValidationErrors, push_token};
+use crate::version::{CapabilityVersion, QualifiedId};
+
+/// The ten descriptor fields, in the order the seed lists them.
+pub const FIELDS: [&str; 10] = [
+    "id",
+    "version",
+    "title",
+    "description",
+    "input_schema",
+    "output_schema",
+    "io_mode",
+    "input_chunk_schema",
+    "output_chunk_schema",
+    "annotations",
+];
+
+/// How a call moves data.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum IoMode {
+    /// One request, one result.
+    #[default]
+    Unary,
+    /// One request, a stream of provider chunks, an optional final result.
+    ServerStreaming,
+    /// One request, a stream of caller chunks, an optional final result.
+    ClientStreaming,
+    /// Both directions stream at once.
+    Bidirectional,
+}
+
+impl IoMode {
+    /// All four modes.
+    pub const ALL: [IoMode; 4] = [
+        IoMode::Unary,
+        IoMode::ServerStreaming,
+        IoMode::ClientStreaming,
+        IoMode::Bidirectional,
+    ];
+
+    /// The wire name of the mode.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IoMode::Unary => "unary",
+            IoMode::ServerStreaming => "server_streaming",
+            IoMode::ClientStreaming => "client_streaming",
+            IoMode::Bidirectional => "bidirectional",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == text)
+    }
+
+    /// Whether the caller sends chunks (so `input_chunk_schema` is required).
+    pub fn has_input_chunks(self) -> bool {
+        matches!(self, IoMode::ClientStreaming | IoMode::Bidirectional)
+    }
+
+    /// Whether the provider sends chunks (so `output_chunk_schema` is required).
+    pub fn has_output_chunks(self) -> bool {
+        matches!(self, IoMode::ServerStreaming | IoMode::Bidirectional)
+    }
+}
+
+impl fmt::Display for IoMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A checked capability descriptor.
+///
+/// Invariants, kept by [`Descriptor::from_value`], the only constructor: every field obeys the
+/// contract rules, all present schemas are compiled, chunk schemas match the I/O mode, and
+/// `revision` is the digest of [`Descriptor::canonical_value`].
+#[derive(Debug, Clone)]
+pub struct Descriptor {
+    id: CapabilityId,
+    version: CapabilityVersion,
+    title: String,
+    description: String,
+    input_schema: CompiledSchema,
+    output_schema: Option<CompiledSchema>,
+    io_mode: IoMode,
+    input_chunk_schema: Option<CompiledSchema>,
+    output_chunk_schema: Option<CompiledSchema>,
+    annotations: BTreeMap<String, String>,
+    revision: DescriptorRevision,
+}
+
+impl PartialEq for Descriptor {
+    fn eq(&self, other: &Self) -> bool {
+        self.revision == other.revision
+    }
+}
+
+impl Eq for Descriptor {}
+
+impl Descriptor {
+    /// Checks a JSON value against every descriptor rule and compiles its schemas.
+    ///
+    /// All violations are reported, each with the JSON pointer of its field. `null` and an
+    /// absent field mean the same; an empty `annotations` map is the same as none.
+    pub fn from_value(value: &Value, limits: &Limits) -> Result<Self, DescriptorErrors> {
+        let Some(object) = value.as_object() else {
+            return Err(DescriptorErrors(vec![DescriptorError {
+                pointer: String::new(),
+                kind: DescriptorErrorKind::InvalidType {
+                    expected: "an object",
+                    found: json_type(value),
+                },
+            }]));
+        };
+        // Size first, so that an oversized document costs no schema compilation.
+        let bytes = match canonical_json(value) {
+            Ok(bytes) => bytes.len(),
+            Err(e) => {
+                return Err(DescriptorErrors(vec![DescriptorError {
+                    pointer: String::new(),
+                    kind: DescriptorErrorKind::NotCanonical {
+                        message: e.to_string(),
+                    },
+                }]));
+            }
+        };
+        if bytes > limits.max_descriptor_bytes {
+            return Err(DescriptorErrors(vec![DescriptorError {
+                pointer: String::new(),
+                kind: DescriptorErrorKind::TooLarge {
+                    bytes,
+                    limit: limits.max_descriptor_bytes,
+                },
+            }]));
+        }
+        let mut checker = Checker {
+            object,
+            errors: Vec::new(),
+        };
+        checker.unknown_fields();
+        let id = checker.id();
+        let version = checker.version();
+        let title = checker.text("title");
+        let description = checker.text("description");
+        let io_mode = checker.io_mode();
+        let annotations = checker.annotations();
+        let input_schema = checker.schema(SchemaRole::Input, true, limits);
+        let output_schema = checker.schema(SchemaRole::Output, false, limits);
+        let input_chunk_schema = checker.chunk_schema(SchemaRole::InputChunk, io_mode, limits);
+        let output_chunk_schema = checker.chunk_schema(SchemaRole::OutputChunk, io_mode, limits);
+
+        match (
+            id,
+            version,
+            title,
+            description,
+            input_schema.flatten(),
+            io_mode,
+        ) {
+            (
+                Some(id),
+                Some(version),
+                Some(title),
+                Some(description),
+                Some(input_schema),
+                Some(io_mode),
+            ) if checker.errors.is_empty() => {
+                let mut descriptor = Descriptor {
+                    id,
+                    version,
+                    title,
+                    description,
+                    input_schema,
+                    output_schema: output_schema.flatten(),
+                    io_mode,
+                    input_chunk_schema: input_chunk_schema.flatten(),
+                    output_chunk_schema: output_chunk_schema.flatten(),
+                    annotations: annotations.unwrap_or_default(),
+                    revision: DescriptorRevision::of_canonical_bytes(b""),
+                };
+                let canonical = canonical_json(&descriptor.canonical_value()).map_err(|e| {
+                    DescriptorErrors(vec![DescriptorError {
+                        pointer: String::new(),
+                        kind: DescriptorErrorKind::NotCanonical {
+                            message: e.to_string(),
+                        },
+                    }])
+                })?;
+                descriptor.revision = DescriptorRevision::of_canonical_bytes(&canonical);
+                Ok(descriptor)
+            }
+            _ => Err(DescriptorErrors(checker.errors)),
+        }
+    }
+
+    /// The descriptor as the JSON object its revision is computed over: `io_mode` always
+    /// present, absent optional fields (and empty annotations) omitted.
+    pub fn canonical_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("id".into(), Value::String(self.id.to_string()));
+        map.insert("version".into(), Value::String(self.version.to_string()));
+        map.insert("title".into(), Value::String(self.title.clone()));
+        map.insert(
+            "description".into(),
+            Value::String(self.description.clone()),
+        );
+        map.insert("input_schema".into(), self.input_schema.source().clone());
+        if let Some(schema) = &self.output_schema {
+            map.insert("output_schema".into(), schema.source().clone());
+        }
+        map.insert(
+            "io_mode".into(),
+            Value::String(self.io_mode.as_str().into()),
+        );
+        if let Some(schema) = &self.input_chunk_schema {
+            map.insert("input_chunk_schema".into(), schema.source().clone());
+        }
+        if let Some(schema) = &self.output_chunk_schema {
+            map.insert("output_chunk_schema".into(), schema.source().clone());
+        }
+        if !self.annotations.is_empty() {
+            let annotations = self
+                .annotations
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect();
+            map.insert("annotations".into(), Value::Object(annotations));
+        }
+        Value::Object(map)
+    }
+
+    /// The RFC 8785 canonical JSON bytes the revision digests.
+    pub fn canonical_json(&self) -> Vec<u8> {
+        // Every value in a built descriptor came from canonicalizable JSON.
+        canonical_json(&self.canonical_value()).unwrap_or_default()
+    }
+
+    /// The capability id.
+    pub fn id(&self) -> &CapabilityId {
+        &self.id
+    }
+    /// The contract version.
+    pub fn version(&self) -> &CapabilityVersion {
+        &self.version
+    }
+    /// `id@version`.
+    pub fn qualified_id(&self) -> QualifiedId {
+        QualifiedId::new(self.id.clone(), self.version.clone())
+    }
+    /// Short human-facing name.
+    pub fn title(&self) -> &str {
+        &self.title
+    }
+    /// What the capability does, for people and LLMs.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+    /// How the call moves data.
+    pub fn io_mode(&self) -> IoMode {
+        self.io_mode
+    }
+    /// Opaque string hints, never interpreted by the fabric.
+    pub fn annotations(&self) -> &BTreeMap<String, String> {
+        &self.annotations
+    }
+    /// The content revision.
+    pub fn revision(&self) -> &DescriptorRevision {
+        &self.revision
+    }
+
+    /// The compiled schema for `role`, if the descriptor has one.
+    pub fn schema(&self, role: SchemaRole) -> Option<&CompiledSchema> {
+        match role {
+            SchemaRole::Input => Some(&self.input_schema),
+            SchemaRole::Output => self.output_schema.as_ref(),
+            SchemaRole::InputChunk => self.input_chunk_schema.as_ref(),
+            SchemaRole::OutputChunk => self.output_chunk_schema.as_ref(),
+        }
+    }
+
+    /// Validates `value` against the schema for `role`, reporting up to `max_errors` failures.
+    ///
+    /// A role without a schema accepts any value: an absent `output_schema` means the result
+    /// body carries no contract. (Chunk schemas are always present for the directions the
+    /// I/O mode has; the fabric refuses chunks in directions it lacks before validating.)
+    pub fn validate(
+        &self,
+        role: SchemaRole,
+        value: &Value,
+        max_errors: usize,
+    ) -> Result<(), ValidationErrors> {
+        match self.schema(role) {
+            Some(schema) => schema.validate(value, max_errors),
+            None => Ok(()),
+        }
+    }
+}
+
+impl serde::Serialize for Descriptor {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.canonical_value().serialize(serializer)
+    }
+}
+
+/// The JSON type name of a value, for error messages.
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Walks one descriptor object, collecting every violation.
+struct Checker<'a> {
+    object: &'a Map<String, Value>,
+    errors: Vec<DescriptorError>,
+}
+
+impl Checker<'_> {
+    fn fail(&mut self, pointer: String, kind: DescriptorErrorKind) {
+        self.errors.push(DescriptorError { pointer, kind });
+    }
+
+    /// The field's value; `null` counts as absent.
+    fn field(&self, name: &str) -> Option<&Value> {
+        self.object.get(name).filter(|v| !v.is_null())
+    }
+
+    fn unknown_fields(&mut self) {
+        let unknown: Vec<String> = self
+            .object
+            .keys()
+            .filter(|k| !FIELDS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        for field in unknown {
+            let mut pointer = String::new();
+            push_token(&mut pointer, &field);
+            self.fail(pointer, DescriptorErrorKind::UnknownField { field });
+        }
+    }
+
+    fn string(&mut self, name: &'static str) -> Option<&str> {
+        let object = self.object;
+        match object.get(name).filter(|v| !v.is_null()) {
+            None => {
+                self.fail(
+                    format!("/{name}"),
+                    DescriptorErrorKind::MissingField { field: name },
+                );
+                None
+            }
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(other) => {
+                self.fail(
+                    format!("/{name}"),
+                    DescriptorErrorKind::InvalidType {
+                        expected: "a string",
+                        found: json_type(other),
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    fn id(&mut self) -> Option<CapabilityId> {
+        let raw = self.string("id")?;
+        CapabilityId::parse(raw)
+            .map_err(|e| self.fail("/id".into(), DescriptorErrorKind::InvalidId(e)))
+            .ok()
+    }
+
+    fn version(&mut self) -> Option<CapabilityVersion> {
+        let raw = self.string("version")?;
+        CapabilityVersion::parse(raw)
+            .map_err(|e| self.fail("/version".into(), DescriptorErrorKind::InvalidVersion(e)))
+            .ok()
+    }
+
+    fn text(&mut self, name: &'static str) -> Option<String> {
+        let raw = self.string(name)?.to_owned();
+        if raw.trim().is_empty() {
+            self.fail(
+                format!("/{name}"),
+                DescriptorErrorKind::Blank { field: name },
+            );
+            return None;
+        }
+        Some(raw)
+    }
+
+    fn io_mode(&mut self) -> Option<IoMode> {
+        match self.field("io_mode") {
+            None => Some(IoMode::Unary),
+            Some(Value::String(s)) => {
+                let found = s.clone();
+                IoMode::parse(&found).or_else(|| {
+                    self.fail(
+                        "/io_mode".into(),
+                        DescriptorErrorKind::InvalidIoMode { found },
+                    );
+                    None
+                })
+            }
+            Some(other) => {
+                let found = json_type(other);
+                self.fail(
+                    "/io_mode".into(),
+                    DescriptorErrorKind::InvalidType {
+                        expected: "a string",
+                        found,
+                    },
+                );
+                None
+            }
+        }
+    }
+
+    fn annotations(&mut self) -> Option<BTreeMap<String, String>> {
+        let object = self.object;
+        let Some(value) = object.get("annotations").filter(|v| !v.is_null()) else {
+            return Some(BTreeMap::new());
+        };
+        let Value::Object(map) = value else {
+            self.fail(
+                "/annotations".into(),
+                DescriptorErrorKind::InvalidType {
+                    expected: "an object of strings",
+                    found: json_type(value),
+                },
+            );
+            return None;
+        };
+        let mut annotations = BTreeMap::new();
+        for (key, value) in map {
+            match value {
+                Value::String(s) => {
+                    annotations.insert(key.clone(), s.clone());
+                }
+                other => {
+                    let mut pointer = "/annotations".to_owned();
+                    push_token(&mut pointer, key);
+                    self.fail(
+                        pointer,
+                        DescriptorErrorKind::InvalidType {
+                            expected: "a string",
+                            found: json_type(other),
+                        },
+                    );
+                }
+            }
+        }
+        Some(annotations)
+    }
+
+    /// `None`: broken (error recorded). `Some(None)`: absent. `Some(Some(_))`: compiled.
+    fn schema(
+        &mut self,
+        role: SchemaRole,
+        required: bool,
+        limits: &Limits,
+    ) -> Option<Option<CompiledSchema>> {
+        let name = role.field();
+        let object = self.object;
+        let Some(value) = object.get(name).filter(|v| !v.is_null()) else {
+            if required {
+                self.fail(
+                    format!("/{name}"),
+                    DescriptorErrorKind::MissingField { field: name },
+                );
+                return None;
+            }
+            return Some(None);
+        };
+        if !value.is_object() {
+            self.fail(
+                format!("/{name}"),
+                DescriptorErrorKind::InvalidType {
+                    expected: "a JSON Schema object",
+                    found: json_type(value),
+                },
+            );
+            return None;
+        }
+        match CompiledSchema::compile(value, limits) {
+            Ok(schema) => Some(Some(schema)),
+            Err(error) => {
+                let pointer = format!("/{name}{}", error.pointer());
+                self.fail(pointer, DescriptorErrorKind::Schema(error));
+                None
+            }
+        }
+    }
+
+    fn chunk_schema(
+        &mut self,
+        role: SchemaRole,
+        io_mode: Option<IoMode>,
+        limits: &Limits,
+    ) -> Option<Option<CompiledSchema>> {
+        let name = role.field();
+        let present = self.field(name).is_some();
+        if let Some(mode) = io_mode {
+            let needed = match role {
+                SchemaRole::InputChunk => mode.has_input_chunks(),
+                _ => mode.has_output_chunks(),
+            };
+            if needed && !present {
+                self.fail(
+                    format!("/{name}"),
+                    DescriptorErrorKind::ChunkSchemaRequired {
+                        field: name,
+                        io_mode: mode.as_str(),
+                    },
+                );
+                return None;
+            }
+            if !needed && present {
+                self.fail(
+                    format!("/{name}"),
+                    DescriptorErrorKind::ChunkSchemaForbidden {
+                        field: name,
+                        io_mode: mode.as_str(),
+                    },
+                );
+                return None;
+            }
+        }
+        self.schema(role, false, limits)
+    }
+}
