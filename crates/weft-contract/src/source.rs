@@ -104,8 +104,9 @@ pub enum SourceErrorKind {
     /// Something follows the top-level value.
     #[error("trailing data after the document")]
     TrailingData,
-    /// Objects and arrays nest deeper than [`MAX_DOCUMENT_DEPTH`].
-    #[error("document nests deeper than {MAX_DOCUMENT_DEPTH} levels")]
+    /// Objects and arrays nest deeper than [`MAX_DOCUMENT_DEPTH`] (or, in TOML, than the
+    /// TOML parser's own, lower, cap).
+    #[error("document nests too deeply (JSON limit {MAX_DOCUMENT_DEPTH} levels)")]
     TooDeep,
     /// A TOML value with no JSON equivalent.
     #[error("{0} has no JSON equivalent")]
@@ -333,9 +334,18 @@ fn index_json(
 // ---------------------------------------------------------------- TOML
 
 fn parse_toml(text: &str) -> Result<SourceDocument, SourceError> {
-    let table = toml::de::DeTable::parse(text).map_err(|e| SourceError {
-        position: Position::of_offset(text, e.span().map_or(0, |s| s.start)),
-        kind: SourceErrorKind::InvalidToml(e.message().trim().to_owned()),
+    let table = toml::de::DeTable::parse(text).map_err(|e| {
+        let message = e.message().trim();
+        // The TOML parser has its own nesting cap and reports it only in words.
+        let kind = if message.contains("max recursion depth") {
+            SourceErrorKind::TooDeep
+        } else {
+            SourceErrorKind::InvalidToml(message.to_owned())
+        };
+        SourceError {
+            position: Position::of_offset(text, e.span().map_or(0, |s| s.start)),
+            kind,
+        }
     })?;
     let mut positions = HashMap::new();
     positions.insert(String::new(), Position::START);
