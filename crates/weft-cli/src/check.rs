@@ -1,0 +1,96 @@
+//! `weft check`: validate descriptor files and folders.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use weft_contract::Limits;
+use weft_contract::file::read_descriptor_file;
+
+use crate::inputs::{descriptor_files, format_of, read_text};
+use crate::report::{Found, Problem, Report};
+
+/// Arguments of `weft check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or folders to check (folders are searched for .json and .toml files).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs the check; `Ok(true)` when everything passed.
+pub fn run(args: &CheckArgs) -> std::io::Result<bool> {
+    let report = check_paths(&args.paths, &Limits::default());
+    if args.json {
+        report.print_json()?;
+    } else {
+        report.print_human()?;
+    }
+    Ok(report.ok)
+}
+
+/// Checks every descriptor file under `paths`.
+pub fn check_paths(paths: &[PathBuf], limits: &Limits) -> Report {
+    let mut report = Report::default();
+    let files = descriptor_files(paths, &mut report.errors);
+    if files.is_empty() && report.errors.is_empty() {
+        for path in paths {
+            report.errors.push(Problem::io(
+                path,
+                "no_input",
+                "no .json or .toml descriptor files found".into(),
+            ));
+        }
+    }
+    for path in files {
+        check_file(&path, limits, &mut report);
+    }
+    report.ok = report.errors.is_empty();
+    report
+}
+
+fn check_file(path: &std::path::Path, limits: &Limits, report: &mut Report) {
+    let Some(format) = format_of(path) else {
+        report.errors.push(Problem::io(
+            path,
+            "unsupported_file",
+            "descriptor files end in .json or .toml".into(),
+        ));
+        return;
+    };
+    let text = match read_text(path, limits.max_document_bytes) {
+        Ok(text) => text,
+        Err(problem) => {
+            report.errors.push(problem);
+            return;
+        }
+    };
+    let entries = match read_descriptor_file(&text, format, limits) {
+        Ok(entries) => entries,
+        Err(problems) => {
+            for p in problems {
+                report.errors.push(Problem::at(path, p.position, p.code, p.message));
+            }
+            return;
+        }
+    };
+    let first_problem = report.errors.len();
+    for entry in entries {
+        match entry.result {
+            Ok(descriptor) => report.descriptors.push(Found {
+                path: path.display().to_string(),
+                qualified_id: descriptor.qualified_id().to_string(),
+                revision: descriptor.revision().to_string(),
+            }),
+            Err(problems) => {
+                for p in problems {
+                    report.errors.push(Problem::at(path, p.position, p.code, p.message));
+                }
+            }
+        }
+    }
+    // Within one file, report problems top to bottom.
+    report.errors[first_problem..].sort_by_key(|p| (p.line, p.column));
+}

@@ -1,0 +1,89 @@
+//! Finding and reading input files, with bounded reads.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use weft_contract::source::{Position, SourceFormat};
+
+use crate::report::Problem;
+
+/// Expands the command-line paths into descriptor files, in a stable order.
+///
+/// A named file is taken whatever its name (its extension picks the format); a folder is
+/// walked recursively for `.json` and `.toml` files, skipping hidden entries and never
+/// following symlinked folders (so a link loop cannot hang the walk).
+pub fn descriptor_files(paths: &[PathBuf], problems: &mut Vec<Problem>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => walk(path, &mut files, problems),
+            Ok(_) => files.push(path.clone()),
+            Err(error) => problems.push(Problem::io(path, "io_error", error.to_string())),
+        }
+    }
+    files
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            problems.push(Problem::io(dir, "io_error", error.to_string()));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if hidden {
+            continue;
+        }
+        if meta.is_dir() {
+            walk(&path, files, problems);
+        } else if format_of(&path).is_some() && path.is_file() {
+            files.push(path);
+        }
+    }
+}
+
+/// The format implied by a path's extension.
+pub fn format_of(path: &Path) -> Option<SourceFormat> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .and_then(SourceFormat::from_extension)
+}
+
+/// Reads a whole UTF-8 file of at most `limit` bytes.
+pub fn read_text(path: &Path, limit: usize) -> Result<String, Problem> {
+    let file = File::open(path).map_err(|e| Problem::io(path, "io_error", e.to_string()))?;
+    let mut bytes = Vec::new();
+    // Read one byte past the limit so that "exactly at the limit" and "over it" differ.
+    file.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Problem::io(path, "io_error", e.to_string()))?;
+    if bytes.len() > limit {
+        return Err(Problem::at(
+            path,
+            Position::START,
+            "document_too_large",
+            format!("file is larger than the limit of {limit} bytes"),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let prefix = String::from_utf8_lossy(&e.as_bytes()[..valid]).into_owned();
+        Problem::at(
+            path,
+            Position::of_offset(&prefix, prefix.len()),
+            "invalid_utf8",
+            format!("invalid UTF-8 at byte {valid}"),
+        )
+    })
+}
