@@ -71,7 +71,9 @@ fn check_file(path: &std::path::Path, limits: &Limits, report: &mut Report) {
         Ok(entries) => entries,
         Err(problems) => {
             for p in problems {
-                report.errors.push(Problem::at(path, p.position, p.code, p.message));
+                report
+                    .errors
+                    .push(Problem::at(path, p.position, p.code, p.message));
             }
             return;
         }
@@ -86,7 +88,9 @@ fn check_file(path: &std::path::Path, limits: &Limits, report: &mut Report) {
             }),
             Err(problems) => {
                 for p in problems {
-                    report.errors.push(Problem::at(path, p.position, p.code, p.message));
+                    report
+                        .errors
+                        .push(Problem::at(path, p.position, p.code, p.message));
                 }
             }
         }

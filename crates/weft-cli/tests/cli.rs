@@ -32,11 +32,20 @@ fn check_lists_every_descriptor_of_a_folder() {
     let out = weft(&["check", examples().to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    let ids: Vec<&str> = stdout.lines().map(|l| l.split("  ").next().unwrap()).collect();
-    assert_eq!(ids, ["echo@1.0.0", "count@1.0.0", "sum@1.0.0", "upper@1.0.0"]);
+    let ids: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split("  ").next().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        ["echo@1.0.0", "count@1.0.0", "sum@1.0.0", "upper@1.0.0"]
+    );
     for line in stdout.lines() {
         let revision = line.split("  ").nth(1).unwrap();
-        assert!(revision.starts_with("sha256:") && revision.len() == 71, "{line}");
+        assert!(
+            revision.starts_with("sha256:") && revision.len() == 71,
+            "{line}"
+        );
     }
     // Piped output carries no color codes.
     assert!(!stdout.contains('\u{1b}'));
@@ -56,8 +65,16 @@ fn check_reports_problems_with_positions_and_fails() {
     let stderr = text(&out.stderr);
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 2, "{stderr}");
-    assert!(lines[0].starts_with(&format!("{}:2:9: invalid_id: ", bad.display())), "{}", lines[0]);
-    assert!(lines[1].starts_with(&format!("{}:3:14: invalid_version: ", bad.display())), "{}", lines[1]);
+    assert!(
+        lines[0].starts_with(&format!("{}:2:9: invalid_id: ", bad.display())),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with(&format!("{}:3:14: invalid_version: ", bad.display())),
+        "{}",
+        lines[1]
+    );
     assert!(!stderr.contains('\u{1b}'));
 }
 
@@ -66,13 +83,23 @@ fn check_json_has_the_documented_shape() {
     let dir = scratch("json");
     std::fs::write(dir.join("broken.toml"), "id = \"x\"\nid = \"y\"\n").unwrap();
     let echo = examples().join("echo.json");
-    let out = weft(&["check", "--json", echo.to_str().unwrap(), dir.to_str().unwrap()]);
+    let out = weft(&[
+        "check",
+        "--json",
+        echo.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["ok"], false);
     assert_eq!(doc["descriptors"][0]["qualified_id"], "echo@1.0.0");
     assert_eq!(doc["descriptors"][0]["path"], echo.display().to_string());
-    assert!(doc["descriptors"][0]["revision"].as_str().unwrap().starts_with("sha256:"));
+    assert!(
+        doc["descriptors"][0]["revision"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
     let error = &doc["errors"][0];
     assert_eq!(error["code"], "invalid_toml");
     assert_eq!(error["line"], 2);
@@ -94,7 +121,11 @@ fn folders_skip_hidden_and_foreign_files() {
     std::fs::write(dir.join(".hidden.json"), "not json").unwrap();
     std::fs::write(dir.join("notes.txt"), "not a descriptor").unwrap();
     std::fs::create_dir_all(dir.join("nested")).unwrap();
-    std::fs::copy(examples().join("streaming.toml"), dir.join("nested/streaming.toml")).unwrap();
+    std::fs::copy(
+        examples().join("streaming.toml"),
+        dir.join("nested/streaming.toml"),
+    )
+    .unwrap();
     let out = weft(&["check", dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 4);
@@ -121,7 +152,10 @@ fn invalid_utf8_is_reported_with_its_place() {
     let out = weft(&["check", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
-    assert!(stderr.starts_with(&format!("{}:2:11: invalid_utf8:", path.display())), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("{}:2:11: invalid_utf8:", path.display())),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -133,7 +167,10 @@ fn digest_prints_one_revision_per_descriptor() {
     assert_eq!(digests.lines().count(), 3);
     // The same revisions check prints.
     let check = text(&weft(&["check", file.to_str().unwrap()]).stdout);
-    let from_check: Vec<&str> = check.lines().map(|l| l.split("  ").nth(1).unwrap()).collect();
+    let from_check: Vec<&str> = check
+        .lines()
+        .map(|l| l.split("  ").nth(1).unwrap())
+        .collect();
     assert_eq!(digests.lines().collect::<Vec<_>>(), from_check);
     let out = weft(&["digest", "/no/such/file.json"]);
     assert_eq!(out.status.code(), Some(1));
