@@ -18,11 +18,39 @@ pub struct CheckArgs {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Limits a user may raise or lower for one run (defaults in `docs/contract.md`).
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// Largest descriptor, in bytes of canonical JSON.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::DEFAULT_MAX_DESCRIPTOR_BYTES)]
+    pub max_descriptor_bytes: usize,
+    /// Deepest nesting of objects and arrays in one schema.
+    #[arg(long, value_name = "LEVELS", default_value_t = Limits::DEFAULT_MAX_SCHEMA_DEPTH)]
+    pub max_schema_depth: usize,
+    /// Largest file read, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::DEFAULT_MAX_DOCUMENT_BYTES)]
+    pub max_file_bytes: usize,
+}
+
+impl LimitArgs {
+    /// The limits these arguments describe.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_descriptor_bytes: self.max_descriptor_bytes,
+            max_schema_depth: self.max_schema_depth,
+            max_document_bytes: self.max_file_bytes,
+            ..Limits::default()
+        }
+    }
 }
 
 /// Runs the check; `Ok(true)` when everything passed.
 pub fn run(args: &CheckArgs) -> std::io::Result<bool> {
-    let report = check_paths(&args.paths, &Limits::default());
+    let report = check_paths(&args.paths, &args.limits.limits());
     if args.json {
         report.print_json()?;
     } else {

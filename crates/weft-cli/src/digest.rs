@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use weft_contract::Limits;
 
 use crate::check::check_paths;
 
@@ -12,11 +11,13 @@ use crate::check::check_paths;
 pub struct DigestArgs {
     /// A descriptor file (JSON or TOML).
     pub file: PathBuf,
+    #[command(flatten)]
+    pub limits: crate::check::LimitArgs,
 }
 
 /// Prints one revision per line; problems go to stderr and make the run fail.
 pub fn run(args: &DigestArgs) -> std::io::Result<bool> {
-    let report = check_paths(std::slice::from_ref(&args.file), &Limits::default());
+    let report = check_paths(std::slice::from_ref(&args.file), &args.limits.limits());
     for found in &report.descriptors {
         println!("{}", found.revision);
     }

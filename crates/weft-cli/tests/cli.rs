@@ -176,3 +176,34 @@ fn digest_prints_one_revision_per_descriptor() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn limits_can_be_set_per_run() {
+    let echo = examples().join("echo.json");
+    let size = std::fs::metadata(&echo).unwrap().len();
+    let at = weft(&[
+        "check",
+        "--max-file-bytes",
+        &size.to_string(),
+        echo.to_str().unwrap(),
+    ]);
+    assert!(at.status.success(), "{}", text(&at.stderr));
+    let under = weft(&[
+        "check",
+        "--max-file-bytes",
+        &(size - 1).to_string(),
+        echo.to_str().unwrap(),
+    ]);
+    assert_eq!(under.status.code(), Some(1));
+    assert!(text(&under.stderr).contains("document_too_large"));
+    let shallow = weft(&["check", "--max-schema-depth", "2", echo.to_str().unwrap()]);
+    assert_eq!(shallow.status.code(), Some(1));
+    assert!(text(&shallow.stderr).contains("schema_too_deep"));
+    let small = weft(&[
+        "check",
+        "--max-descriptor-bytes",
+        "100",
+        echo.to_str().unwrap(),
+    ]);
+    assert!(text(&small.stderr).contains("descriptor_too_large"));
+}
