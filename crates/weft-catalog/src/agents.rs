@@ -25,7 +25,7 @@ pub struct DiscoveredAgent {
 
 /// Whether `dir` holds any of the three catalog probe paths or an `AGENT.md` (of any file
 /// type: a symlinked catalog still marks an agent, whose load then reports the symlink).
-fn is_agent_dir(dir: &Path) -> bool {
+pub fn is_agent_dir(dir: &Path) -> bool {
     [CATALOG_TOML, CATALOG_JSON, CATALOG_DIR, AGENT_MANIFEST]
         .iter()
         .any(|name| fs::symlink_metadata(dir.join(name)).is_ok())

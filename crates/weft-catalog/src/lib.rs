@@ -36,7 +36,7 @@ pub mod select;
 mod toml_src;
 mod validate;
 
-pub use agents::{AGENT_MANIFEST, DiscoveredAgent, discover_agents};
+pub use agents::{AGENT_MANIFEST, DiscoveredAgent, discover_agents, is_agent_dir};
 pub use digest::{canonical_digest, canonical_payload};
 pub use error::{CatalogError, Position};
 pub use load::{catalog_dependency_paths, load_agent_catalog};

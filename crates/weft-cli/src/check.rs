@@ -6,8 +6,9 @@ use clap::Args;
 use weft_contract::Limits;
 use weft_contract::file::read_descriptor_file;
 
-use crate::inputs::{descriptor_files, format_of, read_text};
-use crate::report::{Found, Problem, Report};
+use crate::agent::problem_of;
+use crate::inputs::{expand, format_of, read_text};
+use crate::report::{Found, FoundCapability, Problem, Report};
 
 /// Arguments of `weft check`.
 #[derive(Debug, Args)]
@@ -62,18 +63,21 @@ pub fn run(args: &CheckArgs) -> std::io::Result<bool> {
 /// Checks every descriptor file under `paths`.
 pub fn check_paths(paths: &[PathBuf], limits: &Limits) -> Report {
     let mut report = Report::default();
-    let files = descriptor_files(paths, &mut report.errors);
-    if files.is_empty() && report.errors.is_empty() {
+    let inputs = expand(paths, &mut report.errors);
+    if inputs.files.is_empty() && inputs.agent_dirs.is_empty() && report.errors.is_empty() {
         for path in paths {
             report.errors.push(Problem::io(
                 path,
                 "no_input",
-                "no .json or .toml descriptor files found".into(),
+                "no .json or .toml descriptor files or agent directories found".into(),
             ));
         }
     }
-    for path in files {
-        check_file(&path, limits, &mut report);
+    for path in &inputs.files {
+        check_file(path, limits, &mut report);
+    }
+    for dir in &inputs.agent_dirs {
+        check_agent(dir, &mut report);
     }
     report.ok = report.errors.is_empty();
     report
@@ -125,4 +129,24 @@ fn check_file(path: &std::path::Path, limits: &Limits, report: &mut Report) {
     }
     // Within one file, report problems top to bottom.
     report.errors[first_problem..].sort_by_key(|p| (p.line, p.column));
+}
+
+fn check_agent(dir: &std::path::Path, report: &mut Report) {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string());
+    match weft_catalog::load_agent_catalog(dir) {
+        Ok(catalog) => {
+            for record in catalog.records {
+                report.agent_capabilities.push(FoundCapability {
+                    agent: name.clone(),
+                    path: dir.display().to_string(),
+                    id: record.id,
+                    digest: record.digest,
+                });
+            }
+        }
+        Err(error) => report.errors.push(problem_of(&error)),
+    }
 }

@@ -24,6 +24,7 @@ pub fn run(args: &DigestArgs) -> std::io::Result<bool> {
     let problems_only = crate::report::Report {
         ok: report.ok,
         descriptors: Vec::new(),
+        agent_capabilities: Vec::new(),
         errors: report.errors,
     };
     problems_only.print_human()?;

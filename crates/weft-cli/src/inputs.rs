@@ -8,24 +8,41 @@ use weft_contract::source::{Position, SourceFormat};
 
 use crate::report::Problem;
 
-/// Expands the command-line paths into descriptor files, in a stable order.
+/// What the command-line paths expand to.
+#[derive(Debug, Default)]
+pub struct Inputs {
+    /// Descriptor files, in a stable order.
+    pub files: Vec<PathBuf>,
+    /// Agent directories (checked with the catalog rules instead of walked).
+    pub agent_dirs: Vec<PathBuf>,
+}
+
+/// Expands the command-line paths into descriptor files and agent directories.
 ///
-/// A named file is taken whatever its name (its extension picks the format); a folder is
-/// walked recursively for `.json` and `.toml` files, skipping hidden entries and never
-/// following symlinked folders (so a link loop cannot hang the walk).
-pub fn descriptor_files(paths: &[PathBuf], problems: &mut Vec<Problem>) -> Vec<PathBuf> {
-    let mut files = Vec::new();
+/// A named file is taken whatever its name (its extension picks the format). A folder that
+/// is an agent directory (it has a capability catalog or an `AGENT.md`) is an agent; any
+/// other folder is walked recursively for `.json` and `.toml` files and agent directories,
+/// skipping hidden entries and never following symlinked folders (so a link loop cannot
+/// hang the walk).
+pub fn expand(paths: &[PathBuf], problems: &mut Vec<Problem>) -> Inputs {
+    let mut inputs = Inputs::default();
     for path in paths {
         match std::fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => walk(path, &mut files, problems),
-            Ok(_) => files.push(path.clone()),
+            Ok(meta) if meta.is_dir() => {
+                if weft_catalog::is_agent_dir(path) {
+                    inputs.agent_dirs.push(path.clone());
+                } else {
+                    walk(path, &mut inputs, problems);
+                }
+            }
+            Ok(_) => inputs.files.push(path.clone()),
             Err(error) => problems.push(Problem::io(path, "io_error", error.to_string())),
         }
     }
-    files
+    inputs
 }
 
-fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) {
+fn walk(dir: &Path, inputs: &mut Inputs, problems: &mut Vec<Problem>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) => {
@@ -46,9 +63,13 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, problems: &mut Vec<Problem>) {
             continue;
         }
         if meta.is_dir() {
-            walk(&path, files, problems);
+            if weft_catalog::is_agent_dir(&path) {
+                inputs.agent_dirs.push(path);
+            } else {
+                walk(&path, inputs, problems);
+            }
         } else if format_of(&path).is_some() && path.is_file() {
-            files.push(path);
+            inputs.files.push(path);
         }
     }
 }

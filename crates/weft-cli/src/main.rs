@@ -3,6 +3,7 @@
 //! A thin shell over the library crates: it parses arguments, reads files, and prints. The
 //! rules themselves live in `weft-contract` (descriptors) and the crates beside it.
 
+mod agent;
 mod check;
 mod digest;
 mod inputs;
@@ -22,13 +23,17 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Check descriptor files (JSON or TOML) and folders of them.
+    /// Check descriptor files (JSON or TOML), agent directories, and folders of them.
     ///
-    /// Prints `id@version  revision` for every valid descriptor and
+    /// Prints `id@version  revision` for every valid descriptor, `agent/id  digest` for
+    /// every capability of an agent catalog, and
     /// `path:line:col: code: message` for every problem; exits 1 if anything failed.
     Check(check::CheckArgs),
     /// Print the revision of each descriptor in a file, one per line.
     Digest(digest::DigestArgs),
+    /// Agent capability catalogs (CompozyOS format).
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
 }
 
 fn main() -> ExitCode {
@@ -36,10 +41,13 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Digest(args) => digest::run(&args),
+        Command::Agent(command) => agent::run(&command),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
+        // The reader went away (`weft … | head`): nothing left to say to anyone.
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("weft: {error}");
             ExitCode::from(2)

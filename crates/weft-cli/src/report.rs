@@ -18,6 +18,19 @@ pub struct Found {
     pub revision: String,
 }
 
+/// One capability of an agent's catalog (checked with the CompozyOS rules).
+#[derive(Debug, Clone, Serialize)]
+pub struct FoundCapability {
+    /// The agent's name.
+    pub agent: String,
+    /// The agent directory.
+    pub path: String,
+    /// The capability id.
+    pub id: String,
+    /// The catalog record's digest.
+    pub digest: String,
+}
+
 /// One problem found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Problem {
@@ -64,6 +77,8 @@ pub struct Report {
     pub ok: bool,
     /// Valid descriptors, in input order.
     pub descriptors: Vec<Found>,
+    /// Capabilities of the agent directories checked, in input order.
+    pub agent_capabilities: Vec<FoundCapability>,
     /// Problems, in input order.
     pub errors: Vec<Problem>,
 }
@@ -79,6 +94,13 @@ impl Report {
                 out,
                 "{id_style}{}{id_style:#}  {}",
                 found.qualified_id, found.revision
+            )?;
+        }
+        for found in &self.agent_capabilities {
+            writeln!(
+                out,
+                "{id_style}{}/{}{id_style:#}  {}",
+                found.agent, found.id, found.digest
             )?;
         }
         let mut err = anstream::stderr();
