@@ -1,0 +1,464 @@
+//! The registry: state in memory, every change made durable in the [`Store`] first.
+//!
+//! Invariant: the in-memory state always equals what the store holds. Every mutation takes
+//! the write lock, computes its writes, applies them to the store (durably), and only then
+//! updates memory and announces events — so an acknowledged change is on disk, and a failed
+//! write leaves memory untouched.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::sync::broadcast;
+use weft_contract::{CapabilityId, CapabilityVersion, Descriptor, Limits};
+
+use crate::error::RegistryError;
+use crate::ids::{NodeId, ProviderId, Scope, TenantId};
+use crate::model::{
+    EventRecord, IdempotencyRecord, ProviderRecord, TenantRecord, TokenRecord, VersionRecord,
+};
+use crate::store::{Store, Table, Write};
+use crate::util::{base64url, now_rfc3339, now_unix, random_bytes, sha256_hex, tenant_key};
+
+/// Tunables of a registry.
+#[derive(Debug, Clone)]
+pub struct RegistryOptions {
+    /// Events kept per tenant for resumption; older ones are deleted as new ones arrive.
+    pub event_retention: u64,
+    /// How long an idempotent response is replayable.
+    pub idempotency_ttl: Duration,
+    /// Limits used to rebuild stored descriptors.
+    pub limits: Limits,
+}
+
+impl Default for RegistryOptions {
+    fn default() -> Self {
+        Self {
+            event_retention: 10_000,
+            idempotency_ttl: Duration::from_secs(24 * 60 * 60),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Who is calling: resolved from a bearer token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// The tenant the token acts for.
+    pub tenant: TenantId,
+    /// The token's id.
+    pub token_id: String,
+    /// The token's scopes.
+    pub scopes: Vec<Scope>,
+}
+
+impl Principal {
+    /// Whether the token grants `scope` (`admin` grants every scope).
+    pub fn has(&self, scope: Scope) -> bool {
+        self.scopes.contains(&scope) || self.scopes.contains(&Scope::Admin)
+    }
+
+    /// Whether this is an administrator of the default tenant, who manages tenants.
+    pub fn is_operator(&self) -> bool {
+        self.tenant == TenantId::default_tenant() && self.scopes.contains(&Scope::Admin)
+    }
+}
+
+/// One `id@version` in a tenant.
+#[derive(Debug, Clone)]
+pub(crate) struct VersionState {
+    pub(crate) record: VersionRecord,
+    pub(crate) current: Arc<Descriptor>,
+    /// Providers serving this version → (their node, the revision they published).
+    pub(crate) providers: BTreeMap<ProviderId, (NodeId, String)>,
+}
+
+pub(crate) type VersionKey = (CapabilityId, CapabilityVersion);
+
+#[derive(Debug, Clone)]
+pub(crate) struct TenantState {
+    pub(crate) record: TenantRecord,
+    pub(crate) providers: BTreeMap<ProviderId, ProviderRecord>,
+    pub(crate) versions: BTreeMap<VersionKey, VersionState>,
+    pub(crate) nodes: BTreeMap<NodeId, BTreeSet<ProviderId>>,
+    /// The id the next event will get.
+    pub(crate) next_event: u64,
+    /// The oldest retained event id (equal to `next_event` when none is retained).
+    pub(crate) oldest_event: u64,
+}
+
+impl TenantState {
+    pub(crate) fn new(record: TenantRecord) -> Self {
+        Self {
+            record,
+            providers: BTreeMap::new(),
+            versions: BTreeMap::new(),
+            nodes: BTreeMap::new(),
+            next_event: 1,
+            oldest_event: 1,
+        }
+    }
+
+    /// Adds a provider to the indexes (its versions must already be present).
+    pub(crate) fn attach_provider(&mut self, record: ProviderRecord) {
+        for served in &record.descriptors {
+            if let (Ok(id), Ok(version)) = (
+                CapabilityId::parse(&served.id),
+                CapabilityVersion::parse(&served.version),
+            ) && let Some(v) = self.versions.get_mut(&(id, version))
+            {
+                v.providers.insert(
+                    record.provider_id.clone(),
+                    (record.node_id.clone(), served.revision.clone()),
+                );
+            }
+        }
+        self.nodes
+            .entry(record.node_id.clone())
+            .or_default()
+            .insert(record.provider_id.clone());
+        self.providers.insert(record.provider_id.clone(), record);
+    }
+
+    /// Removes a provider from the indexes; returns its record.
+    pub(crate) fn detach_provider(&mut self, provider: &ProviderId) -> Option<ProviderRecord> {
+        let record = self.providers.remove(provider)?;
+        for v in self.versions.values_mut() {
+            v.providers.remove(provider);
+        }
+        if let Some(on_node) = self.nodes.get_mut(&record.node_id) {
+            on_node.remove(provider);
+            if on_node.is_empty() {
+                self.nodes.remove(&record.node_id);
+            }
+        }
+        Some(record)
+    }
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct State {
+    pub(crate) tenants: BTreeMap<TenantId, TenantState>,
+    pub(crate) tokens: BTreeMap<String, TokenRecord>,
+    pub(crate) tokens_by_hash: HashMap<String, String>,
+}
+
+/// A change announced to subscribers of the change feed.
+#[derive(Debug, Clone)]
+pub struct Announcement {
+    /// The tenant it belongs to.
+    pub tenant: TenantId,
+    /// The event.
+    pub event: Arc<EventRecord>,
+}
+
+/// The registry of one weft node.
+pub struct Registry {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) state: RwLock<State>,
+    pub(crate) events: broadcast::Sender<Announcement>,
+    pub(crate) options: RegistryOptions,
+}
+
+/// A page of results and the cursor for the next one.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    /// The items, in the listing's documented order.
+    pub items: Vec<T>,
+    /// Opaque cursor for the next page, when there is one.
+    pub next_cursor: Option<String>,
+}
+
+pub(crate) fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    // Serializing these plain records cannot fail: no maps with non-string keys, no NaN.
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+pub(crate) fn decode<T: DeserializeOwned>(
+    table: Table,
+    key: &str,
+    bytes: &[u8],
+) -> Result<T, RegistryError> {
+    serde_json::from_slice(bytes).map_err(|e| RegistryError::Corrupt {
+        table: table.name(),
+        key: key.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+pub(crate) fn put<T: Serialize>(table: Table, key: String, value: &T) -> Write {
+    Write::Put {
+        table,
+        key,
+        value: encode(value),
+    }
+}
+
+impl Registry {
+    /// Opens the registry over `store`, loading everything it holds.
+    pub fn open(store: Arc<dyn Store>, options: RegistryOptions) -> Result<Self, RegistryError> {
+        let state = crate::load::load_state(store.as_ref(), &options)?;
+        let (events, _) = broadcast::channel(1024);
+        Ok(Self {
+            store,
+            state: RwLock::new(state),
+            events,
+            options,
+        })
+    }
+
+    pub(crate) fn read(&self) -> RwLockReadGuard<'_, State> {
+        // A panic while holding the lock cannot leave the state half-written (memory is
+        // only changed after the store accepted the batch), so a poisoned lock is usable.
+        self.state.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// On a registry with no tenant yet, creates the default tenant and an admin token and
+    /// returns the token's secret (shown once; only its hash is kept). Otherwise `None`.
+    pub fn bootstrap(&self) -> Result<Option<String>, RegistryError> {
+        let mut state = self.write();
+        if !state.tenants.is_empty() {
+            return Ok(None);
+        }
+        let tenant = TenantRecord {
+            id: TenantId::default_tenant(),
+            name: "Default tenant".into(),
+            created_at: now_rfc3339(),
+        };
+        let (token, secret) = new_token(&tenant.id, "bootstrap admin", vec![Scope::Admin])?;
+        self.store.apply(&[
+            put(Table::Tenants, tenant.id.to_string(), &tenant),
+            put(Table::Tokens, token.id.clone(), &token),
+        ])?;
+        state
+            .tokens_by_hash
+            .insert(token.secret_sha256.clone(), token.id.clone());
+        state.tokens.insert(token.id.clone(), token);
+        state
+            .tenants
+            .insert(tenant.id.clone(), TenantState::new(tenant));
+        Ok(Some(secret))
+    }
+
+    /// Resolves a bearer secret; `None` when unknown or revoked.
+    pub fn authenticate(&self, secret: &str) -> Option<Principal> {
+        let state = self.read();
+        let id = state.tokens_by_hash.get(&sha256_hex(secret.as_bytes()))?;
+        let token = state.tokens.get(id)?;
+        if token.revoked_at.is_some() || !state.tenants.contains_key(&token.tenant) {
+            return None;
+        }
+        Some(Principal {
+            tenant: token.tenant.clone(),
+            token_id: token.id.clone(),
+            scopes: token.scopes.clone(),
+        })
+    }
+
+    /// Creates a tenant.
+    pub fn create_tenant(&self, id: TenantId, name: String) -> Result<TenantRecord, RegistryError> {
+        let mut state = self.write();
+        if state.tenants.contains_key(&id) {
+            return Err(RegistryError::Conflict(format!(
+                "tenant {id} already exists"
+            )));
+        }
+        let record = TenantRecord {
+            id,
+            name,
+            created_at: now_rfc3339(),
+        };
+        self.store
+            .apply(&[put(Table::Tenants, record.id.to_string(), &record)])?;
+        state
+            .tenants
+            .insert(record.id.clone(), TenantState::new(record.clone()));
+        Ok(record)
+    }
+
+    /// Tenants in id order, after `cursor`.
+    pub fn list_tenants(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Page<TenantRecord>, RegistryError> {
+        let state = self.read();
+        let records: Vec<(String, TenantRecord)> = state
+            .tenants
+            .values()
+            .map(|t| (t.record.id.to_string(), t.record.clone()))
+            .collect();
+        paginate(records, after, limit)
+    }
+
+    /// Creates a token for `tenant`; returns it and its secret (shown once).
+    pub fn create_token(
+        &self,
+        tenant: &TenantId,
+        name: String,
+        scopes: Vec<Scope>,
+    ) -> Result<(TokenRecord, String), RegistryError> {
+        if scopes.is_empty() {
+            return Err(RegistryError::Invalid(
+                "a token needs at least one scope".into(),
+            ));
+        }
+        let mut state = self.write();
+        if !state.tenants.contains_key(tenant) {
+            return Err(RegistryError::not_found(format!("tenant {tenant}")));
+        }
+        let (token, secret) = new_token(tenant, &name, scopes)?;
+        self.store
+            .apply(&[put(Table::Tokens, token.id.clone(), &token)])?;
+        state
+            .tokens_by_hash
+            .insert(token.secret_sha256.clone(), token.id.clone());
+        state.tokens.insert(token.id.clone(), token.clone());
+        Ok((token, secret))
+    }
+
+    /// The tokens of `tenant`, in id order.
+    pub fn list_tokens(
+        &self,
+        tenant: &TenantId,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Page<TokenRecord>, RegistryError> {
+        let state = self.read();
+        let records: Vec<(String, TokenRecord)> = state
+            .tokens
+            .values()
+            .filter(|t| &t.tenant == tenant)
+            .map(|t| (t.id.clone(), t.clone()))
+            .collect();
+        paginate(records, after, limit)
+    }
+
+    /// Revokes a token of `tenant` (idempotent). Another tenant's token is not found.
+    pub fn revoke_token(&self, tenant: &TenantId, id: &str) -> Result<TokenRecord, RegistryError> {
+        let mut state = self.write();
+        let Some(token) = state.tokens.get(id).filter(|t| &t.tenant == tenant) else {
+            return Err(RegistryError::not_found(format!("token {id}")));
+        };
+        if token.revoked_at.is_some() {
+            return Ok(token.clone());
+        }
+        let mut revoked = token.clone();
+        revoked.revoked_at = Some(now_rfc3339());
+        self.store
+            .apply(&[put(Table::Tokens, revoked.id.clone(), &revoked)])?;
+        state.tokens.insert(revoked.id.clone(), revoked.clone());
+        Ok(revoked)
+    }
+
+    /// Whether `tenant` exists.
+    pub fn tenant_exists(&self, tenant: &TenantId) -> bool {
+        self.read().tenants.contains_key(tenant)
+    }
+
+    /// A stored response for `(tenant, route, key)` that has not expired.
+    pub fn idempotent_response(
+        &self,
+        tenant: &TenantId,
+        route: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>, RegistryError> {
+        let store_key = tenant_key(tenant.as_str(), &format!("{route}/{key}"));
+        let Some(bytes) = self.store.get(Table::Idempotency, &store_key)? else {
+            return Ok(None);
+        };
+        let record: IdempotencyRecord = decode(Table::Idempotency, &store_key, &bytes)?;
+        let age = now_unix().saturating_sub(record.stored_at_unix);
+        Ok((age < self.options.idempotency_ttl.as_secs()).then_some(record))
+    }
+
+    /// Stores a response for replay under `(tenant, route, key)`.
+    pub fn store_idempotent_response(
+        &self,
+        tenant: &TenantId,
+        route: &str,
+        key: &str,
+        record: &IdempotencyRecord,
+    ) -> Result<(), RegistryError> {
+        let store_key = tenant_key(tenant.as_str(), &format!("{route}/{key}"));
+        Ok(self
+            .store
+            .apply(&[put(Table::Idempotency, store_key, record)])?)
+    }
+
+    /// Subscribes to every tenant's announcements (filter by tenant on receipt).
+    pub fn subscribe(&self) -> broadcast::Receiver<Announcement> {
+        self.events.subscribe()
+    }
+
+    /// The options this registry was opened with.
+    pub fn options(&self) -> &RegistryOptions {
+        &self.options
+    }
+}
+
+fn new_token(
+    tenant: &TenantId,
+    name: &str,
+    scopes: Vec<Scope>,
+) -> Result<(TokenRecord, String), RegistryError> {
+    let id_bytes = random_bytes::<8>()?;
+    let id = format!(
+        "tok_{}",
+        id_bytes
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    );
+    let secret = format!("weft_{}", base64url(&random_bytes::<32>()?));
+    let mut scopes = scopes;
+    scopes.sort();
+    scopes.dedup();
+    let token = TokenRecord {
+        id,
+        tenant: tenant.clone(),
+        name: name.to_owned(),
+        scopes,
+        secret_sha256: sha256_hex(secret.as_bytes()),
+        created_at: now_rfc3339(),
+        revoked_at: None,
+    };
+    Ok((token, secret))
+}
+
+/// Cuts a key-sorted list into a page after the cursor's key.
+pub(crate) fn paginate<T>(
+    records: Vec<(String, T)>,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Page<T>, RegistryError> {
+    let after = after.map(crate::util::decode_cursor).transpose()?;
+    let mut items = Vec::new();
+    let mut last_key = None;
+    let mut more = false;
+    for (key, record) in records {
+        if after.as_deref().is_some_and(|a| key.as_str() <= a) {
+            continue;
+        }
+        if items.len() == limit {
+            more = true;
+            break;
+        }
+        last_key = Some(key);
+        items.push(record);
+    }
+    Ok(Page {
+        items,
+        next_cursor: if more {
+            last_key.map(|k| crate::util::encode_cursor(&k))
+        } else {
+            None
+        },
+    })
+}
