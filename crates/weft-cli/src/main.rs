@@ -8,6 +8,7 @@ mod check;
 mod digest;
 mod inputs;
 mod report;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Print the revision of each descriptor in a file, one per line.
     Digest(digest::DigestArgs),
+    /// Run a weft node: the registry and its HTTP API.
+    Serve(serve::ServeArgs),
     /// Agent capability catalogs (CompozyOS format).
     #[command(subcommand)]
     Agent(agent::AgentCommand),
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Digest(args) => digest::run(&args),
         Command::Agent(command) => agent::run(&command),
+        Command::Serve(args) => serve::run(&args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

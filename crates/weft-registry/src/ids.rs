@@ -47,6 +47,7 @@ macro_rules! identity {
     ($(#[$doc:meta])* $name:ident, $kind:literal, $max:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema), schema(value_type = String))]
         #[serde(try_from = "String", into = "String")]
         pub struct $name(String);
 
@@ -104,6 +105,7 @@ impl TenantId {
 
 /// What a token may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum Scope {
     /// Discover and describe capabilities, nodes, agents, features, events.
     #[serde(rename = "capabilities:read")]

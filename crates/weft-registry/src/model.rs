@@ -7,6 +7,7 @@ use crate::ids::{NodeId, ProviderId, Scope, TenantId};
 
 /// A tenant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TenantRecord {
     /// Its id.
     pub id: TenantId,
@@ -19,6 +20,7 @@ pub struct TenantRecord {
 
 /// An API token. The secret itself is never stored, only its SHA-256.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TokenRecord {
     /// Its id (`tok_…`), safe to show and log.
     pub id: String,
@@ -41,6 +43,7 @@ pub struct TokenRecord {
 
 /// One descriptor a provider serves.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ServedDescriptor {
     /// Capability id.
     pub id: String,
@@ -52,6 +55,7 @@ pub struct ServedDescriptor {
 
 /// A registered provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProviderRecord {
     /// The provider's identity.
     pub provider_id: ProviderId,
@@ -59,6 +63,7 @@ pub struct ProviderRecord {
     pub node_id: NodeId,
     /// How to reach it (filled in by the transports; opaque here).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub transport: Option<serde_json::Value>,
     /// What it serves.
     pub descriptors: Vec<ServedDescriptor>,
@@ -70,6 +75,7 @@ pub struct ProviderRecord {
 
 /// One revision in an `id@version`'s history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RevisionEntry {
     /// The revision.
     pub revision: String,
@@ -79,6 +85,7 @@ pub struct RevisionEntry {
 
 /// The stored history of one `id@version` within a tenant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VersionRecord {
     /// Capability id.
     pub id: String,
@@ -92,6 +99,7 @@ pub struct VersionRecord {
 
 /// A registry change, as the change feed carries it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EventRecord {
     /// Monotonic per tenant, starting at 1.
     pub id: u64,
@@ -101,11 +109,13 @@ pub struct EventRecord {
     /// When (RFC 3339).
     pub at: String,
     /// Kind-specific details.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub data: serde_json::Value,
 }
 
 /// A response stored for `Idempotency-Key` replay.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IdempotencyRecord {
     /// SHA-256 of method, route and body, to tell a replay from a different request.
     pub request_sha256: String,
@@ -119,6 +129,7 @@ pub struct IdempotencyRecord {
 
 /// A node, as discovery shows it: derived from the providers registered on it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeView {
     /// The node's id.
     pub node_id: NodeId,
@@ -134,12 +145,14 @@ pub struct NodeView {
 
 /// A summary of one version of a capability, for `GET /v1/capabilities/{id}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct VersionSummary {
     /// Contract version.
     pub version: String,
     /// Current revision.
     pub revision: String,
     /// I/O mode of the current revision.
+    #[cfg_attr(feature = "openapi", schema(value_type = String, example = "unary"))]
     pub io_mode: IoMode,
     /// Title of the current revision.
     pub title: String,
@@ -149,6 +162,7 @@ pub struct VersionSummary {
 
 /// A provider serving a version, and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProviderRef {
     /// The provider.
     pub provider_id: ProviderId,

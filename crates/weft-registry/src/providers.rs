@@ -16,6 +16,7 @@ use crate::util::{event_key, now_rfc3339, tenant_key};
 
 /// What publishing did to one `id@version`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PublishStatus {
     /// The `id@version` was not known before.
@@ -28,6 +29,7 @@ pub enum PublishStatus {
 
 /// One descriptor's outcome in a registration.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DescriptorOutcome {
     /// Capability id.
     pub id: String,

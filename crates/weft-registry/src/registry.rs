@@ -357,6 +357,11 @@ impl Registry {
         Ok(revoked)
     }
 
+    /// The tenant a token belongs to, if the token exists.
+    pub fn token_tenant(&self, id: &str) -> Option<TenantId> {
+        self.read().tokens.get(id).map(|t| t.tenant.clone())
+    }
+
     /// Whether `tenant` exists.
     pub fn tenant_exists(&self, tenant: &TenantId) -> bool {
         self.read().tenants.contains_key(tenant)

@@ -1,0 +1,246 @@
+//! Building the router and running the node.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post, put};
+use axum::serve::ListenerExt;
+use axum::{Json, Router, middleware};
+use thiserror::Error;
+use tower_http::trace::TraceLayer;
+use weft_contract::Limits;
+use weft_registry::{RedbStore, Registry, RegistryOptions};
+
+use crate::agents::{self, AgentsSnapshot};
+use crate::config::{ConfigError, ServerConfig};
+use crate::error::ApiError;
+use crate::features::FeatureCatalog;
+use crate::state::{AppState, Inner};
+use crate::{idempotency, layers, openapi, routes};
+
+/// Why the node could not start or stopped abnormally.
+#[derive(Debug, Error)]
+pub enum ServeError {
+    /// Bad configuration.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The data directory or a file in it is unusable.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// Where.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The registry could not be opened.
+    #[error("registry: {0}")]
+    Registry(#[from] weft_registry::RegistryError),
+}
+
+/// The `/v1` routes, behind authentication and idempotency.
+fn api_routes(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route(
+            "/v1/capabilities",
+            get(routes::capabilities::list_capabilities),
+        )
+        .route(
+            "/v1/capabilities/{capability_id}",
+            get(routes::capabilities::get_capability),
+        )
+        .route(
+            "/v1/capabilities/{capability_id}/versions/{version}",
+            get(routes::capabilities::get_version),
+        )
+        .route(
+            "/v1/providers/{provider_id}",
+            put(routes::providers::register).get(routes::providers::get_provider),
+        )
+        .route(
+            "/v1/providers/{provider_id}/unregister",
+            post(routes::providers::unregister),
+        )
+        .route("/v1/nodes", get(routes::nodes::list_nodes))
+        .route("/v1/nodes/{node_id}", get(routes::nodes::get_node))
+        .route("/v1/agents", get(routes::agents::list_agents))
+        .route("/v1/agents/{name}", get(routes::agents::get_agent))
+        .route("/v1/events", get(routes::events::events))
+        .route(
+            "/v1/tokens",
+            post(routes::admin::create_token).get(routes::admin::list_tokens),
+        )
+        .route(
+            "/v1/tokens/{token_id}/revoke",
+            post(routes::admin::revoke_token),
+        )
+        .route(
+            "/v1/tenants",
+            post(routes::admin::create_tenant).get(routes::admin::list_tenants),
+        )
+        // Layers run bottom-up: authenticate first, then idempotency (which needs the tenant).
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::idempotency,
+        ))
+        .layer(middleware::from_fn_with_state(state, layers::authenticate))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new("not_found", "no such route")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        "method_not_allowed",
+        "this route does not accept that method",
+    )
+}
+
+/// The whole application.
+pub fn router(state: AppState) -> Router {
+    let max_body = state.config.max_body_bytes;
+    Router::new()
+        .route("/healthz", get(routes::health::healthz))
+        .route("/readyz", get(routes::health::readyz))
+        .route("/openapi.json", get(|| async { Json(openapi::document()) }))
+        .merge(api_routes(state.clone()))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(TraceLayer::new_for_http())
+        .layer(middleware::from_fn(layers::request_id))
+        .with_state(state)
+}
+
+/// Opens the data directory and registry, bootstrapping on first start. Returns the state
+/// and, on first start, the new admin token's secret.
+pub fn open(config: ServerConfig) -> Result<(AppState, Option<String>), ServeError> {
+    let io = |what, path: &Path| {
+        let path = path.display().to_string();
+        move |source| ServeError::Io { what, path, source }
+    };
+    std::fs::create_dir_all(&config.data_dir)
+        .map_err(io("create data directory", &config.data_dir))?;
+    let store = RedbStore::open(&config.data_dir.join("weft.redb"))
+        .map_err(weft_registry::RegistryError::from)?;
+    let limits = Limits::default();
+    let registry = Registry::open(
+        Arc::new(store),
+        RegistryOptions {
+            event_retention: config.event_retention,
+            idempotency_ttl: Duration::from_secs(config.idempotency_hours.saturating_mul(3600)),
+            limits,
+        },
+    )?;
+    let secret = registry.bootstrap()?;
+    if let Some(secret) = &secret {
+        write_secret(&config.data_dir.join("admin.token"), secret)
+            .map_err(io("write admin token", &config.data_dir))?;
+    }
+    let features = FeatureCatalog::build(&config.features)?;
+    let agents = match &config.agents_dir {
+        Some(dir) => agents::load(dir),
+        None => AgentsSnapshot::default(),
+    };
+    let state = AppState(Arc::new(Inner {
+        registry,
+        features,
+        agents: RwLock::new(Arc::new(agents)),
+        in_flight: Mutex::new(Default::default()),
+        config,
+        limits,
+        shutting_down: Default::default(),
+    }));
+    Ok((state, secret))
+}
+
+/// Writes the admin token readable by its owner only.
+fn write_secret(path: &Path, secret: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    let mut file = options.open(path)?;
+    writeln!(file, "{secret}")
+}
+
+/// Binds, serves until SIGTERM/SIGINT, then drains in-flight requests and closes the store.
+///
+/// `on_ready` is called with the bound address once the node accepts connections.
+pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let listen = state.config.listen;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|source| ServeError::Io {
+            what: "listen on",
+            path: listen.to_string(),
+            source,
+        })?;
+    let bound = listener.local_addr().map_err(|source| ServeError::Io {
+        what: "listen on",
+        path: listen.to_string(),
+        source,
+    })?;
+    let addr_file = state.config.data_dir.join("weft.url");
+    if let Err(error) = std::fs::write(&addr_file, format!("http://{bound}\n")) {
+        tracing::warn!(%error, "could not write {}", addr_file.display());
+    }
+    if let Some(dir) = state.config.agents_dir.clone() {
+        tokio::spawn(agents::watch(state.clone(), dir));
+    }
+    on_ready(bound);
+    tracing::info!(%bound, "weft node ready");
+    // Small responses written in pieces would otherwise wait for delayed ACKs (~40 ms).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
+    });
+    let shutdown_state = state.clone();
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            shutdown_state.shutting_down.store(true, Ordering::SeqCst);
+            tracing::info!("shutting down: draining in-flight requests");
+        })
+        .await
+        .map_err(|source| ServeError::Io {
+            what: "serve on",
+            path: bound.to_string(),
+            source,
+        })?;
+    tracing::info!("stopped; store closed");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}

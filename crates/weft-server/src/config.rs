@@ -1,0 +1,197 @@
+//! Server configuration: defaults, a strict TOML file, environment variables, flags.
+//!
+//! Precedence, lowest to highest: built-in defaults, the config file (`--config` /
+//! `WEFT_CONFIG`), environment variables (`WEFT_*`), command-line flags. The CLI applies the
+//! last two; this module owns the file format and the defaults. Every setting is documented
+//! in `docs/serve.md`.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+/// Default listen address: loopback only.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7411";
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Human,
+    /// One JSON object per line.
+    Json,
+}
+
+/// A deployment-declared feature-catalog entry, as written in the config file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeatureConfig {
+    /// The feature name (becomes `feature:<name>` unless `id` is given).
+    pub feature: String,
+    /// Optional explicit id.
+    pub id: Option<String>,
+    /// What the feature means.
+    pub description: String,
+    /// Capability kind; absent means `llm-inference`.
+    pub kind: Option<String>,
+    /// A JSON Schema 2020-12 fragment for the feature's parameters.
+    pub params_schema: Option<toml::Value>,
+}
+
+/// Everything `weft serve` needs.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address to listen on.
+    pub listen: SocketAddr,
+    /// Where the store, the admin token and the address file live.
+    pub data_dir: PathBuf,
+    /// A folder of agent directories to serve, if any.
+    pub agents_dir: Option<PathBuf>,
+    /// How often agent catalogs are checked for changes.
+    pub agents_poll_ms: u64,
+    /// Log format.
+    pub log_format: LogFormat,
+    /// Largest request body accepted.
+    pub max_body_bytes: usize,
+    /// Events kept per tenant for `Last-Event-ID` resumption.
+    pub event_retention: u64,
+    /// Hours an `Idempotency-Key` response is replayable.
+    pub idempotency_hours: u64,
+    /// Deployment-declared features.
+    pub features: Vec<FeatureConfig>,
+}
+
+/// The config file's shape: every field optional, unknown keys refused.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// See [`ServerConfig::listen`].
+    pub listen: Option<String>,
+    /// See [`ServerConfig::data_dir`].
+    pub data_dir: Option<PathBuf>,
+    /// See [`ServerConfig::agents_dir`].
+    pub agents: Option<PathBuf>,
+    /// See [`ServerConfig::agents_poll_ms`].
+    pub agents_poll_ms: Option<u64>,
+    /// See [`ServerConfig::log_format`].
+    pub log_format: Option<LogFormat>,
+    /// See [`ServerConfig::max_body_bytes`].
+    pub max_body_bytes: Option<usize>,
+    /// See [`ServerConfig::event_retention`].
+    pub event_retention: Option<u64>,
+    /// See [`ServerConfig::idempotency_hours`].
+    pub idempotency_hours: Option<u64>,
+    /// See [`ServerConfig::features`].
+    #[serde(default)]
+    pub features: Vec<FeatureConfig>,
+}
+
+/// Why the configuration is unusable.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid (syntax, unknown key, wrong type); the message has line:col.
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
+    /// A value is out of range or malformed.
+    #[error("invalid setting {setting}: {message}")]
+    Invalid {
+        /// Which setting.
+        setting: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl ConfigFile {
+    /// Reads and strictly parses a config file.
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| {
+            let position = e
+                .span()
+                .map(|span| weft_contract::source::Position::of_offset(&text, span.start));
+            ConfigError::Parse {
+                path: path.to_owned(),
+                message: match position {
+                    Some(p) => format!("{}:{}: {}", p.line, p.column, e.message().trim()),
+                    None => e.message().trim().to_owned(),
+                },
+            }
+        })
+    }
+}
+
+/// The default data directory: `$XDG_DATA_HOME/weft` (or the platform's equivalent).
+pub fn default_data_dir() -> PathBuf {
+    dirs::data_dir()
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("weft")
+}
+
+impl ServerConfig {
+    /// Defaults overlaid with a config file.
+    pub fn from_file(file: ConfigFile) -> Result<Self, ConfigError> {
+        let listen_text = file.listen.unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
+        let listen = parse_listen(&listen_text)?;
+        let config = ServerConfig {
+            listen,
+            data_dir: file.data_dir.unwrap_or_else(default_data_dir),
+            agents_dir: file.agents,
+            agents_poll_ms: file.agents_poll_ms.unwrap_or(1000),
+            log_format: file.log_format.unwrap_or_default(),
+            max_body_bytes: file.max_body_bytes.unwrap_or(8 * 1024 * 1024),
+            event_retention: file.event_retention.unwrap_or(10_000),
+            idempotency_hours: file.idempotency_hours.unwrap_or(24),
+            features: file.features,
+        };
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks ranges.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |setting, message: &str| {
+            Err(ConfigError::Invalid {
+                setting,
+                message: message.to_owned(),
+            })
+        };
+        if self.max_body_bytes < 1024 {
+            return invalid("max_body_bytes", "must be at least 1024");
+        }
+        if self.event_retention == 0 {
+            return invalid("event_retention", "must be at least 1");
+        }
+        if self.agents_poll_ms < 50 {
+            return invalid("agents_poll_ms", "must be at least 50");
+        }
+        Ok(())
+    }
+}
+
+/// Parses a listen address.
+pub fn parse_listen(text: &str) -> Result<SocketAddr, ConfigError> {
+    text.parse().map_err(|e| ConfigError::Invalid {
+        setting: "listen",
+        message: format!("{text:?} is not an address like 127.0.0.1:7411: {e}"),
+    })
+}

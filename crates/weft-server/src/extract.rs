@@ -1,0 +1,130 @@
+//! Strict request parsing: bodies, query parameters, pagination.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+
+/// Default page size.
+pub const DEFAULT_LIMIT: usize = 25;
+/// Largest page size.
+pub const MAX_LIMIT: usize = 100;
+
+/// A JSON body decoded strictly: malformed JSON is `invalid_json`, an unknown top-level field
+/// `unknown_field` (request types use `deny_unknown_fields`), a body over the limit
+/// `payload_too_large`. The raw bytes are kept for idempotency hashing.
+#[derive(Debug)]
+pub struct StrictJson<T> {
+    /// The decoded value.
+    pub value: T,
+}
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for StrictJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new("payload_too_large", "request body exceeds the size limit")
+                } else {
+                    ApiError::invalid(format!("could not read the request body: {rejection}"))
+                }
+            })?;
+        decode(&bytes).map(|value| StrictJson { value })
+    }
+}
+
+/// Decodes a strict JSON body.
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        let message = e.to_string();
+        if message.starts_with("unknown field") {
+            ApiError::new("unknown_field", message)
+        } else if e.is_data() {
+            ApiError::invalid(message)
+        } else {
+            ApiError::new("invalid_json", message)
+        }
+    })
+}
+
+/// Query parameters, rejected when a name is not one the route knows.
+#[derive(Debug, Default)]
+pub struct QueryParams(pub HashMap<String, String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or("");
+        let pairs: Vec<(String, String)> = serde_urlencoded_pairs(query)?;
+        let mut map = HashMap::new();
+        for (k, v) in pairs {
+            if map.insert(k.clone(), v).is_some() {
+                return Err(ApiError::invalid(format!(
+                    "query parameter {k:?} given twice"
+                )));
+            }
+        }
+        Ok(QueryParams(map))
+    }
+}
+
+fn serde_urlencoded_pairs(query: &str) -> Result<Vec<(String, String)>, ApiError> {
+    axum::extract::Query::<Vec<(String, String)>>::try_from_uri(
+        &format!("/?{query}")
+            .parse()
+            .map_err(|_| ApiError::invalid("malformed query string"))?,
+    )
+    .map(|q| q.0)
+    .map_err(|e| ApiError::invalid(format!("malformed query string: {e}")))
+}
+
+impl QueryParams {
+    /// Fails on any parameter not in `allowed`.
+    pub fn only(&self, allowed: &[&str]) -> Result<(), ApiError> {
+        let mut unknown: Vec<&str> = self
+            .0
+            .keys()
+            .map(String::as_str)
+            .filter(|k| !allowed.contains(k))
+            .collect();
+        unknown.sort_unstable();
+        match unknown.first() {
+            None => Ok(()),
+            Some(_) => Err(ApiError::invalid(format!(
+                "unknown query parameter(s) {}; this route accepts {}",
+                unknown.join(", "),
+                allowed.join(", ")
+            ))),
+        }
+    }
+
+    /// A parameter's value.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+
+    /// `limit` (1–100, default 25) and `cursor`.
+    pub fn page(&self) -> Result<(usize, Option<&str>), ApiError> {
+        let limit = match self.get("limit") {
+            None => DEFAULT_LIMIT,
+            Some(text) => match text.parse::<usize>() {
+                Ok(n) if (1..=MAX_LIMIT).contains(&n) => n,
+                _ => {
+                    return Err(ApiError::invalid(format!(
+                        "limit must be an integer from 1 to {MAX_LIMIT}, got {text:?}"
+                    )));
+                }
+            },
+        };
+        Ok((limit, self.get("cursor")))
+    }
+}

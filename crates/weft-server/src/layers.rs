@@ -1,0 +1,109 @@
+//! Cross-cutting concerns as middleware: request ids (and error bodies that carry them),
+//! bearer authentication, and scope checks.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use weft_registry::{Principal, Scope};
+
+use crate::error::{ApiError, PendingError, render};
+use crate::state::AppState;
+
+/// Header carrying the request id, in and out.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// The id of the current request, available to handlers as an extension.
+#[derive(Debug, Clone)]
+pub struct RequestId(pub String);
+
+fn acceptable_request_id(value: &HeaderValue) -> Option<String> {
+    let text = value.to_str().ok()?;
+    let ok = !text.is_empty() && text.len() <= 128 && text.bytes().all(|b| b.is_ascii_graphic());
+    ok.then(|| text.to_owned())
+}
+
+fn mint_request_id() -> String {
+    let mut bytes = [0u8; 12];
+    // Without randomness fall back to a time-based id; uniqueness is best effort here.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        return format!("req-{nanos:x}");
+    }
+    format!(
+        "req-{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+/// Honours a sane `X-Request-Id` or mints `req-…`; echoes it on every response and writes
+/// the error envelope (which carries it) for responses that are errors.
+pub async fn request_id(mut request: Request, next: Next) -> Response {
+    let id = request
+        .headers()
+        .get(REQUEST_ID)
+        .and_then(acceptable_request_id)
+        .unwrap_or_else(mint_request_id);
+    request.extensions_mut().insert(RequestId(id.clone()));
+    let mut response = next.run(request).await;
+    if let Some(PendingError { error }) = response.extensions_mut().remove::<PendingError>() {
+        let status = response.status();
+        let headers = std::mem::take(response.headers_mut());
+        let mut rendered = Response::new(axum::body::Body::from(render(&error, &id)));
+        *rendered.status_mut() = status;
+        *rendered.headers_mut() = headers;
+        rendered.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        response = rendered;
+    }
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID, value);
+    }
+    response
+}
+
+/// Resolves `Authorization: Bearer …` to a [`Principal`] or answers 401.
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, ApiError> {
+    let header_value = request.headers().get(header::AUTHORIZATION);
+    let Some(value) = header_value else {
+        return Err(ApiError::new("unauthorized", "missing bearer token")
+            .with_header(header::WWW_AUTHENTICATE, "Bearer"));
+    };
+    let secret = value
+        .to_str()
+        .ok()
+        .and_then(|v| {
+            v.strip_prefix("Bearer ")
+                .or_else(|| v.strip_prefix("bearer "))
+        })
+        .map(str::trim);
+    let principal = secret.and_then(|s| state.registry.authenticate(s));
+    let Some(principal) = principal else {
+        return Err(
+            ApiError::new("unauthorized", "invalid, expired or revoked bearer token")
+                .with_header(header::WWW_AUTHENTICATE, "Bearer error=\"invalid_token\""),
+        );
+    };
+    request.extensions_mut().insert(principal);
+    Ok(next.run(request).await)
+}
+
+/// Fails with 403 unless the principal holds `scope`.
+pub fn require(principal: &Principal, scope: Scope) -> Result<(), ApiError> {
+    if principal.has(scope) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            "forbidden",
+            format!("this token lacks the {scope} scope"),
+        ))
+    }
+}

@@ -1,0 +1,26 @@
+//! The HTTP face of a weft node.
+//!
+//! `weft-server` turns the registry into the `/v1` API: handlers are plain async functions
+//! in [`routes`], one per operation; cross-cutting concerns are layers — request ids and the
+//! error envelope ([`layers::request_id`]), bearer authentication ([`layers::authenticate`]),
+//! `Idempotency-Key` replay ([`idempotency`]), body limits and tracing. Errors carry one
+//! stable code each, mapped to HTTP status in one table ([`error::ERROR_CODES`]). The OpenAPI
+//! 3.1 document is generated from the handlers ([`openapi`]).
+//!
+//! It owns no rules of its own: descriptors are checked by `weft-contract`, state lives in
+//! `weft-registry`, agent catalogs come from `weft-catalog`.
+
+pub mod agents;
+pub mod app;
+pub mod config;
+pub mod error;
+pub mod extract;
+pub mod features;
+pub mod idempotency;
+pub mod layers;
+pub mod openapi;
+pub mod routes;
+pub mod state;
+
+pub use app::{ServeError, open, router, serve};
+pub use config::{ConfigFile, LogFormat, ServerConfig};

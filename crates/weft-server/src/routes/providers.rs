@@ -1,0 +1,179 @@
+//! Providers: register with descriptors, look up, unregister.
+
+use axum::Json;
+use axum::extract::{Extension, Path, State};
+use axum::http::StatusCode;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::ToSchema;
+use weft_contract::Descriptor;
+use weft_registry::model::ProviderRecord;
+use weft_registry::{
+    DescriptorOutcome, NodeId, Principal, ProviderId, ProviderRegistration, Scope,
+};
+
+use super::{ApiResult, DescriptorDoc};
+use crate::error::ApiError;
+use crate::extract::StrictJson;
+use crate::layers::require;
+use crate::state::AppState;
+
+/// `PUT /v1/providers/{provider_id}` body.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterProvider {
+    /// The node the provider runs on.
+    pub node_id: String,
+    /// How to reach the provider (set by the transports; opaque to the registry).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub transport: Option<Value>,
+    /// The descriptors it serves; each is checked by the contract rules.
+    #[schema(value_type = Vec<DescriptorDoc>)]
+    pub descriptors: Vec<Value>,
+}
+
+/// The provider after registration, and what happened to each descriptor.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ProviderRegistered {
+    /// The provider as stored.
+    pub provider: ProviderRecord,
+    /// Per descriptor: `new`, `revised` or `unchanged`, with the current revision.
+    pub descriptors: Vec<DescriptorOutcome>,
+    /// Whether anything changed.
+    pub changed: bool,
+}
+
+/// `POST /v1/providers/{provider_id}/unregister` answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Unregistered {
+    /// The provider.
+    pub provider_id: String,
+    /// False when it was not registered (the call is idempotent).
+    pub unregistered: bool,
+}
+
+fn provider_id(text: &str) -> Result<ProviderId, ApiError> {
+    ProviderId::parse(text).map_err(|e| ApiError::invalid(e.to_string()))
+}
+
+/// Register (or re-register) a provider and publish its descriptors.
+///
+/// Every descriptor is checked; if any breaks a rule the answer is 422
+/// `invalid_descriptor` listing every problem (`details.problems[]` with the descriptor's
+/// index, the JSON pointer, the code and a message) and nothing is stored.
+#[utoipa::path(put, path = "/v1/providers/{provider_id}", tag = "providers",
+    params(("provider_id" = String, Path), ("Idempotency-Key" = Option<String>, Header)),
+    request_body = RegisterProvider,
+    responses((status = 200, body = ProviderRegistered, description = "updated or unchanged"),
+              (status = 201, body = ProviderRegistered, description = "created"),
+              (status = 400, body = crate::error::ErrorEnvelope), (status = 401, body = crate::error::ErrorEnvelope),
+              (status = 403, body = crate::error::ErrorEnvelope), (status = 409, body = crate::error::ErrorEnvelope),
+              (status = 413, body = crate::error::ErrorEnvelope), (status = 422, body = crate::error::ErrorEnvelope)),
+    security(("bearerAuth" = [])))]
+pub async fn register(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<String>,
+    body: StrictJson<RegisterProvider>,
+) -> ApiResult<(StatusCode, Json<ProviderRegistered>)> {
+    require(&principal, Scope::Publish)?;
+    let provider = provider_id(&id)?;
+    let body = body.value;
+    let node_id = NodeId::parse(&body.node_id).map_err(|e| ApiError::invalid(e.to_string()))?;
+    let mut descriptors = Vec::with_capacity(body.descriptors.len());
+    let mut problems = Vec::new();
+    for (index, value) in body.descriptors.iter().enumerate() {
+        match Descriptor::from_value(value, &state.limits) {
+            Ok(d) => descriptors.push(d),
+            Err(errors) => problems.extend(errors.iter().map(|e| {
+                json!({"index": index, "pointer": format!("/descriptors/{index}{}", e.pointer),
+                       "code": e.code(), "message": e.to_string()})
+            })),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(ApiError::new(
+            "invalid_descriptor",
+            format!(
+                "{} problem(s) in the descriptors; nothing was published",
+                problems.len()
+            ),
+        )
+        .with_details(json!({ "problems": problems })));
+    }
+    let registration = ProviderRegistration {
+        node_id,
+        transport: body.transport,
+        descriptors,
+    };
+    let registry_state = state.clone();
+    let tenant = principal.tenant.clone();
+    // The registry commits durably (fsync); keep that off the async workers.
+    let outcome = tokio::task::spawn_blocking(move || {
+        registry_state
+            .registry
+            .register_provider(&tenant, provider, registration)
+    })
+    .await
+    .map_err(|e| ApiError::new("internal", format!("registration task failed: {e}")))??;
+    let status = if outcome.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        status,
+        Json(ProviderRegistered {
+            provider: outcome.record,
+            descriptors: outcome.descriptors,
+            changed: outcome.changed,
+        }),
+    ))
+}
+
+/// One provider.
+#[utoipa::path(get, path = "/v1/providers/{provider_id}", tag = "providers",
+    params(("provider_id" = String, Path)),
+    responses((status = 200, body = ProviderRecord), (status = 404, body = crate::error::ErrorEnvelope),
+              (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
+    security(("bearerAuth" = [])))]
+pub async fn get_provider(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<ProviderRecord>> {
+    require(&principal, Scope::Read)?;
+    let provider =
+        ProviderId::parse(&id).map_err(|_| ApiError::not_found(format!("provider {id}")))?;
+    Ok(Json(state.registry.provider(&principal.tenant, &provider)?))
+}
+
+/// Unregister a provider (idempotent). Its revision histories stay.
+#[utoipa::path(post, path = "/v1/providers/{provider_id}/unregister", tag = "providers",
+    params(("provider_id" = String, Path), ("Idempotency-Key" = Option<String>, Header)),
+    responses((status = 200, body = Unregistered), (status = 400, body = crate::error::ErrorEnvelope),
+              (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
+    security(("bearerAuth" = [])))]
+pub async fn unregister(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Unregistered>> {
+    require(&principal, Scope::Publish)?;
+    let provider = provider_id(&id)?;
+    let registry_state = state.clone();
+    let tenant = principal.tenant.clone();
+    let target = provider.clone();
+    let unregistered = tokio::task::spawn_blocking(move || {
+        registry_state
+            .registry
+            .unregister_provider(&tenant, &target)
+    })
+    .await
+    .map_err(|e| ApiError::new("internal", format!("unregister task failed: {e}")))??;
+    Ok(Json(Unregistered {
+        provider_id: provider.to_string(),
+        unregistered,
+    }))
+}
