@@ -7,6 +7,7 @@ mod agent;
 mod check;
 mod digest;
 mod inputs;
+mod remote;
 mod report;
 mod serve;
 
@@ -37,6 +38,34 @@ enum Command {
     /// Agent capability catalogs (CompozyOS format).
     #[command(subcommand)]
     Agent(agent::AgentCommand),
+    /// List a node's capabilities (every page), optionally filtered.
+    ///
+    /// Prints `ID@VERSION  IO_MODE  REVISION  TITLE`, or with --json the API's listing with
+    /// every page merged into one document.
+    Discover(remote::discover::DiscoverArgs),
+    /// Describe one node: its status, providers and tags, then its capabilities.
+    Describe(remote::discover::DescribeArgs),
+    /// Show a capability's versions, or one version's descriptor and revision history.
+    Show(remote::discover::ShowArgs),
+    /// Publish a descriptor file as a provider's descriptor set.
+    ///
+    /// The file is checked locally first; any problem is printed as
+    /// `path:line:col: code: message` and nothing is sent. Then the provider is registered
+    /// with exactly the file's descriptors: the registry keeps one descriptor set per
+    /// provider, so descriptors the provider published before and that are not in the file
+    /// are no longer served by it (their revision histories stay). Without --node the
+    /// provider keeps its current node ("local" for a new provider).
+    ///
+    /// Prints `id@version  revision  new|revised|unchanged` for each descriptor.
+    Publish(remote::publish::PublishArgs),
+    /// List the nodes: `NODE  STATUS  LAST_SEEN  PROVIDERS  TAGS`.
+    Nodes(remote::discover::NodesArgs),
+    /// API tokens: create, list, revoke (admin scope).
+    #[command(subcommand)]
+    Token(remote::admin::TokenCommand),
+    /// Tenants: create, list (operators: admins of the default tenant).
+    #[command(subcommand)]
+    Tenant(remote::admin::TenantCommand),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +75,13 @@ fn main() -> ExitCode {
         Command::Digest(args) => digest::run(&args),
         Command::Agent(command) => agent::run(&command),
         Command::Serve(args) => serve::run(&args),
+        Command::Discover(args) => remote::discover::run_discover(&args),
+        Command::Describe(args) => remote::discover::run_describe(&args),
+        Command::Show(args) => remote::discover::run_show(&args),
+        Command::Publish(args) => remote::publish::run(&args),
+        Command::Nodes(args) => remote::discover::run_nodes(&args),
+        Command::Token(command) => remote::admin::run_token(&command),
+        Command::Tenant(command) => remote::admin::run_tenant(&command),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

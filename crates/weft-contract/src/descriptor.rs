@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -87,21 +88,40 @@ impl fmt::Display for IoMode {
 /// A checked capability descriptor.
 ///
 /// Invariants, kept by [`Descriptor::from_value`], the only constructor: every field obeys the
-/// contract rules, all present schemas are compiled, chunk schemas match the I/O mode, and
-/// `revision` is the digest of [`Descriptor::canonical_value`].
+/// contract rules, every present schema compiled when the descriptor was built, chunk
+/// schemas match the I/O mode, and `revision` is the digest of `canonical`.
+///
+/// The descriptor keeps its canonical JSON text, not parsed schema trees: a registry holds
+/// many descriptors and few are called. Validators are compiled on first use, once, and
+/// shared by every clone.
 #[derive(Debug, Clone)]
 pub struct Descriptor {
     id: CapabilityId,
     version: CapabilityVersion,
     title: String,
     description: String,
-    input_schema: CompiledSchema,
-    output_schema: Option<CompiledSchema>,
     io_mode: IoMode,
-    input_chunk_schema: Option<CompiledSchema>,
-    output_chunk_schema: Option<CompiledSchema>,
     annotations: BTreeMap<String, String>,
     revision: DescriptorRevision,
+    canonical: Arc<str>,
+    present: [bool; 4],
+    validators: Arc<Validators>,
+    limits: Limits,
+}
+
+/// Compiled validators, one slot per [`SchemaRole`], filled on first use.
+#[derive(Debug, Default)]
+struct Validators {
+    slots: [OnceLock<Option<CompiledSchema>>; 4],
+}
+
+fn role_index(role: SchemaRole) -> usize {
+    match role {
+        SchemaRole::Input => 0,
+        SchemaRole::Output => 1,
+        SchemaRole::InputChunk => 2,
+        SchemaRole::OutputChunk => 3,
+    }
 }
 
 impl PartialEq for Descriptor {
@@ -164,45 +184,60 @@ impl Descriptor {
         let input_chunk_schema = checker.chunk_schema(SchemaRole::InputChunk, io_mode, limits);
         let output_chunk_schema = checker.chunk_schema(SchemaRole::OutputChunk, io_mode, limits);
 
-        match (
-            id,
-            version,
-            title,
-            description,
-            input_schema.flatten(),
-            io_mode,
-        ) {
+        let schemas_ok = input_schema.flatten().is_some()
+            && output_schema.is_some()
+            && input_chunk_schema.is_some()
+            && output_chunk_schema.is_some();
+        match (id, version, title, description, io_mode, annotations) {
             (
                 Some(id),
                 Some(version),
                 Some(title),
                 Some(description),
-                Some(input_schema),
                 Some(io_mode),
-            ) if checker.errors.is_empty() => {
-                let mut descriptor = Descriptor {
+                Some(annotations),
+            ) if checker.errors.is_empty() && schemas_ok => {
+                let present = SchemaRole::ALL.map(|role| checker.field(role.field()).is_some());
+                let mut map = Map::new();
+                map.insert("id".into(), Value::String(id.to_string()));
+                map.insert("version".into(), Value::String(version.to_string()));
+                map.insert("title".into(), Value::String(title.clone()));
+                map.insert("description".into(), Value::String(description.clone()));
+                map.insert("io_mode".into(), Value::String(io_mode.as_str().into()));
+                for role in SchemaRole::ALL {
+                    if let Some(schema) = checker.field(role.field()) {
+                        map.insert(role.field().into(), schema.clone());
+                    }
+                }
+                if !annotations.is_empty() {
+                    let values = annotations
+                        .iter()
+                        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                        .collect();
+                    map.insert("annotations".into(), Value::Object(values));
+                }
+                let canonical = canonical_json(&Value::Object(map))
+                    .map_err(|e| e.to_string())
+                    .and_then(|bytes| String::from_utf8(bytes).map_err(|e| e.to_string()))
+                    .map_err(|message| {
+                        DescriptorErrors(vec![DescriptorError {
+                            pointer: String::new(),
+                            kind: DescriptorErrorKind::NotCanonical { message },
+                        }])
+                    })?;
+                Ok(Descriptor {
+                    revision: DescriptorRevision::of_canonical_bytes(canonical.as_bytes()),
                     id,
                     version,
                     title,
                     description,
-                    input_schema,
-                    output_schema: output_schema.flatten(),
                     io_mode,
-                    input_chunk_schema: input_chunk_schema.flatten(),
-                    output_chunk_schema: output_chunk_schema.flatten(),
-                    annotations: annotations.unwrap_or_default(),
-                    revision: DescriptorRevision::of_canonical_bytes(b""),
-                };
-                let canonical = canonical_json(&descriptor.canonical_value()).map_err(|e| {
-                    DescriptorErrors(vec![DescriptorError {
-                        pointer: String::new(),
-                        kind: DescriptorErrorKind::NotCanonical {
-                            message: e.to_string(),
-                        },
-                    }])
-                })?;
-                descriptor.revision = DescriptorRevision::of_canonical_bytes(&canonical);
-                Ok(descriptor)
+                    annotations,
+                    canonical: Arc::from(canonical),
+                    present,
+                    validators: Arc::default(),
+                    limits: *limits,
+                })
             }
             _ => Err(DescriptorErrors(checker.errors)),
         }
@@ -211,43 +246,18 @@ impl Descriptor {
     /// The descriptor as the JSON object its revision is computed over: `io_mode` always
     /// present, absent optional fields (and empty annotations) omitted.
     pub fn canonical_value(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("id".into(), Value::String(self.id.to_string()));
-        map.insert("version".into(), Value::String(self.version.to_string()));
-        map.insert("title".into(), Value::String(self.title.clone()));
-        map.insert(
-            "description".into(),
-            Value::String(self.description.clone()),
-        );
-        map.insert("input_schema".into(), self.input_schema.source().clone());
-        if let Some(schema) = &self.output_schema {
-            map.insert("output_schema".into(), schema.source().clone());
-        }
-        map.insert(
-            "io_mode".into(),
-            Value::String(self.io_mode.as_str().into()),
-        );
-        if let Some(schema) = &self.input_chunk_schema {
-            map.insert("input_chunk_schema".into(), schema.source().clone());
-        }
-        if let Some(schema) = &self.output_chunk_schema {
-            map.insert("output_chunk_schema".into(), schema.source().clone());
-        }
-        if !self.annotations.is_empty() {
-            let annotations = self
-                .annotations
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                .collect();
-            map.insert("annotations".into(), Value::Object(annotations));
-        }
-        Value::Object(map)
+        // The text was produced by the canonicalizer from a Value, so it parses.
+        serde_json::from_str(&self.canonical).unwrap_or_default()
     }
 
     /// The RFC 8785 canonical JSON bytes the revision digests.
     pub fn canonical_json(&self) -> Vec<u8> {
-        // Every value in a built descriptor came from canonicalizable JSON.
-        canonical_json(&self.canonical_value()).unwrap_or_default()
+        self.canonical.as_bytes().to_vec()
+    }
+
+    /// The RFC 8785 canonical JSON text (cheap: no copy, no parse).
+    pub fn canonical_str(&self) -> &str {
+        &self.canonical
     }
 
     /// The capability id.
@@ -283,14 +293,24 @@ impl Descriptor {
         &self.revision
     }
 
-    /// The compiled schema for `role`, if the descriptor has one.
+    /// Whether the descriptor has a schema for `role`.
+    pub fn has_schema(&self, role: SchemaRole) -> bool {
+        self.present[role_index(role)]
+    }
+
+    /// The compiled schema for `role`, if the descriptor has one. Compiled on first use.
     pub fn schema(&self, role: SchemaRole) -> Option<&CompiledSchema> {
-        match role {
-            SchemaRole::Input => Some(&self.input_schema),
-            SchemaRole::Output => self.output_schema.as_ref(),
-            SchemaRole::InputChunk => self.input_chunk_schema.as_ref(),
-            SchemaRole::OutputChunk => self.output_chunk_schema.as_ref(),
+        let index = role_index(role);
+        if !self.present[index] {
+            return None;
         }
+        self.validators.slots[index]
+            .get_or_init(|| {
+                let value = self.canonical_value();
+                // It compiled when the descriptor was built; same input, same result.
+                CompiledSchema::compile(value.get(role.field())?, &self.limits).ok()
+            })
+            .as_ref()
     }
 
     /// Validates `value` against the schema for `role`, reporting up to `max_errors` failures.
@@ -304,16 +324,29 @@ impl Descriptor {
         value: &Value,
         max_errors: usize,
     ) -> Result<(), ValidationErrors> {
+        if !self.has_schema(role) {
+            return Ok(());
+        }
         match self.schema(role) {
             Some(schema) => schema.validate(value, max_errors),
-            None => Ok(()),
+            None => Err(ValidationErrors {
+                errors: vec![crate::schema::ValidationFailure {
+                    instance_pointer: String::new(),
+                    schema_path: String::new(),
+                    message: format!("the {} could not be compiled", role.field()),
+                }],
+                truncated: false,
+            }),
         }
     }
 }
 
 impl serde::Serialize for Descriptor {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.canonical_value().serialize(serializer)
+        use serde::ser::Error;
+        serde_json::value::RawValue::from_string(self.canonical.to_string())
+            .map_err(S::Error::custom)?
+            .serialize(serializer)
     }
 }
 

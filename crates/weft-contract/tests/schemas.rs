@@ -282,3 +282,17 @@ fn format_is_an_annotation() {
             .is_ok()
     );
 }
+
+#[test]
+fn validators_are_compiled_once_and_shared_by_clones() {
+    let d = Descriptor::from_value(
+        &descriptor_with_input(json!({"type": "object"})),
+        &Limits::default(),
+    )
+    .unwrap();
+    let copy = d.clone();
+    let first = copy.schema(SchemaRole::Input).unwrap();
+    let again = d.schema(SchemaRole::Input).unwrap();
+    assert!(std::ptr::eq(first, again), "one compiled validator per descriptor");
+    assert!(d.has_schema(SchemaRole::Input) && !d.has_schema(SchemaRole::Output));
+}

@@ -72,13 +72,10 @@ fn matches(filter: &CapabilityFilter, needle: Option<&str>, v: &VersionState) ->
     {
         return false;
     }
-    if let Some(needle) = needle {
-        let hit = [d.id().as_str(), d.title(), d.description()]
-            .iter()
-            .any(|field| field.to_lowercase().contains(needle));
-        if !hit {
-            return false;
-        }
+    if let Some(needle) = needle
+        && !v.search_text.contains(needle)
+    {
+        return false;
     }
     true
 }
@@ -120,36 +117,61 @@ impl Registry {
         };
         let needle = filter.q.as_ref().map(|q| q.to_lowercase());
         self.with_tenant(tenant, |t| {
+            // Narrow the scan to what the named node or provider serves, when one is given:
+            // describing a node then costs its own descriptors, not the whole registry.
+            let narrowed: Option<std::collections::BTreeSet<&VersionKey>> =
+                match (&filter.node_id, &filter.provider_id) {
+                    (None, None) => None,
+                    (node, provider) => {
+                        let providers: Vec<&ProviderId> = match (node, provider) {
+                            (_, Some(p)) => vec![p],
+                            (Some(n), None) => t
+                                .nodes
+                                .get(n)
+                                .map(|set| set.iter().collect())
+                                .unwrap_or_default(),
+                            (None, None) => Vec::new(),
+                        };
+                        let mut keys = std::collections::BTreeSet::new();
+                        for p in providers {
+                            if let Some(record) = t.providers.get(p) {
+                                for served in &record.descriptors {
+                                    if let Some((key, _)) = t.versions.get_key_value(&(
+                                        CapabilityId::parse(&served.id)
+                                            .map_err(|e| RegistryError::Invalid(e.to_string()))?,
+                                        CapabilityVersion::parse(&served.version)
+                                            .map_err(|e| RegistryError::Invalid(e.to_string()))?,
+                                    )) {
+                                        keys.insert(key);
+                                    }
+                                }
+                            }
+                        }
+                        Some(keys)
+                    }
+                };
+            let candidates: Box<dyn Iterator<Item = (&VersionKey, &VersionState)>> = match &narrowed
+            {
+                Some(keys) => Box::new(
+                    keys.iter()
+                        .filter(|k| match &start {
+                            Bound::Excluded(after) => **k > after,
+                            _ => true,
+                        })
+                        .filter_map(|k| t.versions.get_key_value(*k)),
+                ),
+                None => Box::new(t.versions.range((start.clone(), Bound::Unbounded))),
+            };
             let mut items = Vec::new();
             let mut last: Option<&VersionKey> = None;
             let mut more = false;
-            let range = match &filter.id {
-                // Narrow the scan to one id when it is given.
-                Some(id) => match (CapabilityId::parse(id), &start) {
-                    (Err(_), _) => {
-                        return Ok(Page {
-                            items,
-                            next_cursor: None,
-                        });
+            for (key, v) in candidates {
+                if let Some(id) = filter.id.as_deref() {
+                    match key.0.as_str().cmp(id) {
+                        std::cmp::Ordering::Less => continue,
+                        std::cmp::Ordering::Greater => break,
+                        std::cmp::Ordering::Equal => {}
                     }
-                    (Ok(id), Bound::Unbounded) => t.versions.range((
-                        Bound::Included((
-                            id.clone(),
-                            CapabilityVersion::parse("0.0.0-0")
-                                .map_err(|e| RegistryError::Invalid(e.to_string()))?,
-                        )),
-                        Bound::Unbounded,
-                    )),
-                    (Ok(_), bound) => t.versions.range((bound.clone(), Bound::Unbounded)),
-                },
-                None => t.versions.range((start.clone(), Bound::Unbounded)),
-            };
-            for (key, v) in range {
-                if filter.id.as_deref().is_some_and(|id| id != key.0.as_str()) {
-                    if filter.id.as_deref().is_some_and(|id| key.0.as_str() > id) {
-                        break;
-                    }
-                    continue;
                 }
                 if !matches(filter, needle.as_deref(), v) {
                     continue;

@@ -65,14 +65,9 @@ pub(crate) fn load_state(
         let Some(tenant_state) = state.tenants.get_mut(&tenant) else {
             continue;
         };
-        tenant_state.versions.insert(
-            version_key,
-            VersionState {
-                record,
-                current,
-                providers: Default::default(),
-            },
-        );
+        tenant_state
+            .versions
+            .insert(version_key, VersionState::new(record, current, Default::default()));
     }
     for (key, bytes) in store.scan(Table::Providers)? {
         let (tenant, _) = split_tenant(&key)?;

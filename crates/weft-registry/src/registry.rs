@@ -73,6 +73,30 @@ pub(crate) struct VersionState {
     pub(crate) current: Arc<Descriptor>,
     /// Providers serving this version → (their node, the revision they published).
     pub(crate) providers: BTreeMap<ProviderId, (NodeId, String)>,
+    /// Lowercased id, title and description, for `q` searches without allocating.
+    pub(crate) search_text: String,
+}
+
+impl VersionState {
+    pub(crate) fn new(
+        record: VersionRecord,
+        current: Arc<Descriptor>,
+        providers: BTreeMap<ProviderId, (NodeId, String)>,
+    ) -> Self {
+        let search_text = format!(
+            "{}\n{}\n{}",
+            current.id(),
+            current.title(),
+            current.description()
+        )
+        .to_lowercase();
+        Self {
+            record,
+            current,
+            providers,
+            search_text,
+        }
+    }
 }
 
 pub(crate) type VersionKey = (CapabilityId, CapabilityVersion);

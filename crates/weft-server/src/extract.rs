@@ -112,7 +112,7 @@ impl QueryParams {
         self.0.get(name).map(String::as_str)
     }
 
-    /// `limit` (1–100, default 25) and `cursor`.
+    /// `limit` (1–100, default 25) and `cursor` (empty means absent).
     pub fn page(&self) -> Result<(usize, Option<&str>), ApiError> {
         let limit = match self.get("limit") {
             None => DEFAULT_LIMIT,
@@ -125,6 +125,7 @@ impl QueryParams {
                 }
             },
         };
-        Ok((limit, self.get("cursor")))
+        // An empty cursor means "from the start", as if it were absent.
+        Ok((limit, self.get("cursor").filter(|c| !c.is_empty())))
     }
 }

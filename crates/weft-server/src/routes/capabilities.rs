@@ -7,6 +7,7 @@ use axum::Json;
 use axum::extract::{Extension, Path, State};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use serde_json::value::RawValue;
 use utoipa::ToSchema;
 use weft_contract::{Descriptor, IoMode};
 use weft_registry::model::{ProviderRef, RevisionEntry, VersionSummary};
@@ -27,7 +28,7 @@ pub struct CapabilityList {
     pub node_id: Option<String>,
     /// Current descriptors.
     #[schema(value_type = Vec<DescriptorDoc>)]
-    pub capabilities: Vec<serde_json::Value>,
+    pub capabilities: Vec<Box<RawValue>>,
     /// `id@version` → current revision, for every descriptor in this page.
     pub revisions: BTreeMap<String, String>,
     /// Cursor for the next page.
@@ -65,7 +66,7 @@ pub struct CapabilityVersions {
 pub struct VersionView {
     /// The current descriptor.
     #[schema(value_type = DescriptorDoc)]
-    pub descriptor: serde_json::Value,
+    pub descriptor: Box<RawValue>,
     /// Its revision (pin this).
     pub revision: String,
     /// Every revision this `id@version` has had, oldest first.
@@ -74,8 +75,10 @@ pub struct VersionView {
     pub providers: Vec<ProviderRef>,
 }
 
-fn descriptor_json(d: &Arc<Descriptor>) -> serde_json::Value {
-    d.canonical_value()
+/// The descriptor's stored canonical text, sent as-is (no parse, no re-serialization).
+fn descriptor_json(d: &Arc<Descriptor>) -> Box<RawValue> {
+    RawValue::from_string(d.canonical_str().to_owned())
+        .unwrap_or_else(|_| RawValue::from_string("null".to_owned()).unwrap_or_default())
 }
 
 /// List capabilities visible to the tenant, or with `kind=feature` the feature catalog.
