@@ -122,9 +122,16 @@ fn def(table: Table) -> Def {
 }
 
 impl RedbStore {
+    /// Page cache size: the registry serves reads from memory, so the store's cache only
+    /// needs to absorb writes and start-up scans.
+    pub const CACHE_BYTES: usize = 32 * 1024 * 1024;
+
     /// Opens (or creates) the database at `path` and makes sure every table exists.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let db = Database::create(path).map_err(|e| StoreError::of("open database", e))?;
+        let db = Database::builder()
+            .set_cache_size(Self::CACHE_BYTES)
+            .create(path)
+            .map_err(|e| StoreError::of("open database", e))?;
         let txn = db.begin_write().map_err(|e| StoreError::of("begin", e))?;
         for table in Table::ALL {
             txn.open_table(def(table))
