@@ -156,6 +156,7 @@ pub fn open(config: ServerConfig) -> Result<(AppState, Option<String>), ServeErr
         config,
         limits,
         shutting_down: Default::default(),
+        shutdown: tokio::sync::watch::Sender::new(false),
     }));
     Ok((state, secret))
 }
@@ -210,6 +211,7 @@ pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
             shutdown_state.shutting_down.store(true, Ordering::SeqCst);
+            shutdown_state.shutdown.send_replace(true);
             tracing::info!("shutting down: draining in-flight requests");
         })
         .await

@@ -31,6 +31,9 @@ pub struct Inner {
     pub limits: Limits,
     /// Set when shutdown begins; `/readyz` then answers 503.
     pub shutting_down: AtomicBool,
+    /// Flips to `true` when shutdown begins, so long-lived streams end and the graceful
+    /// drain can finish.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
 }
 
 impl std::ops::Deref for AppState {

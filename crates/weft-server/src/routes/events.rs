@@ -33,6 +33,7 @@ struct Feed {
     last: u64,
     backlog: VecDeque<EventRecord>,
     live: broadcast::Receiver<Announcement>,
+    shutdown: tokio::sync::watch::Receiver<bool>,
     done: bool,
 }
 
@@ -82,10 +83,17 @@ impl Feed {
                     );
                 }
             }
-            match self.live.recv().await {
-                Ok(announcement) if announcement.tenant != self.tenant => {}
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => return None,
+            if *self.shutdown.borrow() {
+                return None;
+            }
+            tokio::select! {
+                received = self.live.recv() => match received {
+                    Ok(announcement) if announcement.tenant != self.tenant => {}
+                    Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                },
+                // The node is shutting down: end the stream so the drain can finish.
+                _ = self.shutdown.changed() => return None,
             }
         }
     }
@@ -131,7 +139,9 @@ pub async fn events(
         }
         None => state.registry.latest_event_id(&principal.tenant)?,
     };
+    let shutdown = state.shutdown.subscribe();
     let feed = Feed {
+        shutdown,
         state,
         tenant: principal.tenant,
         last,
