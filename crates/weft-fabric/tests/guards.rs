@@ -363,7 +363,7 @@ async fn routing_prefers_providers_of_the_current_revision_and_honours_filters()
         (ok.provider_id.as_str(), ok.result["text"].as_str()),
         ("new", Some("new"))
     );
-    let mut request_for_old = |provider: &str| CallRequest {
+    let request_for_old = |provider: &str| CallRequest {
         call_id: Some("c-1".into()),
         capability_id: "echo".into(),
         version: "1.0.0".into(),
