@@ -293,6 +293,9 @@ fn validators_are_compiled_once_and_shared_by_clones() {
     let copy = d.clone();
     let first = copy.schema(SchemaRole::Input).unwrap();
     let again = d.schema(SchemaRole::Input).unwrap();
-    assert!(std::ptr::eq(first, again), "one compiled validator per descriptor");
+    assert!(
+        std::ptr::eq(first, again),
+        "one compiled validator per descriptor"
+    );
     assert!(d.has_schema(SchemaRole::Input) && !d.has_schema(SchemaRole::Output));
 }

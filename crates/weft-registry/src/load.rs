@@ -65,9 +65,10 @@ pub(crate) fn load_state(
         let Some(tenant_state) = state.tenants.get_mut(&tenant) else {
             continue;
         };
-        tenant_state
-            .versions
-            .insert(version_key, VersionState::new(record, current, Default::default()));
+        tenant_state.versions.insert(
+            version_key,
+            VersionState::new(record, current, Default::default()),
+        );
     }
     for (key, bytes) in store.scan(Table::Providers)? {
         let (tenant, _) = split_tenant(&key)?;

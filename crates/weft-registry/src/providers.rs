@@ -264,9 +264,10 @@ impl Registry {
                 .get(&key)
                 .map(|v| v.providers.clone())
                 .unwrap_or_default();
-            tenant_state
-                .versions
-                .insert(key, VersionState::new(version_record, descriptor, providers));
+            tenant_state.versions.insert(
+                key,
+                VersionState::new(version_record, descriptor, providers),
+            );
         }
         tenant_state.detach_provider(&provider);
         tenant_state.attach_provider(record.clone());

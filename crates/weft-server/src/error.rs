@@ -21,7 +21,6 @@ pub const ERROR_CODES: &[(&str, u16)] = &[
     ("idempotency_key_in_flight", 409),
     ("events_gone", 410),
     ("payload_too_large", 413),
-    ("unsupported_media_type", 415),
     ("invalid_descriptor", 422),
     ("rate_limited", 429),
     ("internal", 500),

@@ -129,3 +129,33 @@ impl QueryParams {
         Ok((limit, self.get("cursor").filter(|c| !c.is_empty())))
     }
 }
+
+/// The body of a route that takes none: empty or `{}`. Reading it (rather than ignoring it)
+/// keeps the connection reusable when a client streams an empty chunked body.
+#[derive(Debug)]
+pub struct NoBody;
+
+impl<S: Send + Sync> FromRequest<S> for NoBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new("payload_too_large", "request body exceeds the size limit")
+                } else {
+                    ApiError::invalid(format!("could not read the request body: {rejection}"))
+                }
+            })?;
+        let text = std::str::from_utf8(&bytes).unwrap_or("?").trim();
+        if text.is_empty() || text == "{}" {
+            Ok(NoBody)
+        } else {
+            Err(ApiError::new(
+                "unknown_field",
+                "this route takes no request body (send nothing, or {})",
+            ))
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //! replays the stored response (`X-Idempotent-Replay: true`); the same key with a different
 //! body is `idempotency_key_reused` (409); a repeat while the first is still running is
 //! `idempotency_key_in_flight` (409, `Retry-After: 1`). Only successful (< 400) responses
-//! are stored, so a failed attempt can be retried with the same key.
+//! are stored, so a failed attempt can be retried with the same key. Records are kept per
+//! token: only the token that made the first request can replay it.
 
 use axum::body::{Body, to_bytes};
 use axum::extract::{Request, State};
@@ -65,7 +66,14 @@ pub async fn idempotency(
     let Some(principal) = request.extensions().get::<Principal>().cloned() else {
         return Ok(next.run(request).await);
     };
-    let route = format!("{} {}", request.method(), request.uri().path());
+    // Records are per token, not only per tenant: a replay hands back the stored body, and
+    // that body must never reach a caller the route itself would have refused.
+    let route = format!(
+        "{} {} {}",
+        principal.token_id,
+        request.method(),
+        request.uri().path()
+    );
     let (parts, body) = request.into_parts();
     let bytes = to_bytes(body, state.config.max_body_bytes)
         .await

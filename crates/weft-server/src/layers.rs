@@ -77,14 +77,11 @@ pub async fn authenticate(
         return Err(ApiError::new("unauthorized", "missing bearer token")
             .with_header(header::WWW_AUTHENTICATE, "Bearer"));
     };
-    let secret = value
-        .to_str()
-        .ok()
-        .and_then(|v| {
-            v.strip_prefix("Bearer ")
-                .or_else(|| v.strip_prefix("bearer "))
-        })
-        .map(str::trim);
+    // The scheme name is case-insensitive (RFC 7235 §2.1).
+    let secret = value.to_str().ok().and_then(|v| {
+        let (scheme, token) = v.trim_start().split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+    });
     let principal = secret.and_then(|s| state.registry.authenticate(s));
     let Some(principal) = principal else {
         return Err(

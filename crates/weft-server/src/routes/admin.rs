@@ -11,7 +11,7 @@ use weft_registry::{Principal, Scope, TenantId};
 
 use super::ApiResult;
 use crate::error::ApiError;
-use crate::extract::{QueryParams, StrictJson};
+use crate::extract::{NoBody, QueryParams, StrictJson};
 use crate::layers::require;
 use crate::state::AppState;
 
@@ -207,6 +207,7 @@ pub async fn revoke_token(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
     Path(token_id): Path<String>,
+    _body: NoBody,
 ) -> ApiResult<Json<TokenView>> {
     require(&principal, Scope::Admin)?;
     // Operators may revoke any tenant's token; others only their own tenant's.

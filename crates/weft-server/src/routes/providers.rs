@@ -14,7 +14,7 @@ use weft_registry::{
 
 use super::{ApiResult, DescriptorDoc};
 use crate::error::ApiError;
-use crate::extract::StrictJson;
+use crate::extract::{NoBody, StrictJson};
 use crate::layers::require;
 use crate::state::AppState;
 
@@ -159,6 +159,7 @@ pub async fn unregister(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
     Path(id): Path<String>,
+    _body: NoBody,
 ) -> ApiResult<Json<Unregistered>> {
     require(&principal, Scope::Publish)?;
     let provider = provider_id(&id)?;
