@@ -63,6 +63,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_weft"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .env("WEFT_NO_BUILTINS", "true")
         .arg(dir.path())
         .env("WEFT_LOG", "warn")
         .stdout(Stdio::piped())

@@ -39,6 +39,27 @@ pub struct ServeArgs {
     /// How often agent catalogs are checked for changes, in ms [default: 1000].
     #[arg(long, env = "WEFT_AGENTS_POLL_MS", value_name = "MS")]
     pub agents_poll_ms: Option<u64>,
+    /// This node's id [default: local].
+    #[arg(long, env = "WEFT_NODE_ID", value_name = "ID")]
+    pub node_id: Option<String>,
+    /// Do not serve the built-in demo providers (echo, …).
+    #[arg(long, env = "WEFT_NO_BUILTINS")]
+    pub no_builtins: bool,
+    /// Serve the built-in demo providers even when WEFT_NO_BUILTINS or the config says not to.
+    #[arg(long)]
+    pub builtins: bool,
+    /// Concurrent calls admitted before `overloaded` [default: 64].
+    #[arg(long, env = "WEFT_MAX_CONCURRENT_CALLS", value_name = "N")]
+    pub max_concurrent_calls: Option<usize>,
+    /// Deadline of a call that names none, in seconds [default: 30].
+    #[arg(long, env = "WEFT_DEFAULT_TIMEOUT", value_name = "SECONDS")]
+    pub default_timeout: Option<f64>,
+    /// Largest deadline a caller may ask for, in seconds [default: 300].
+    #[arg(long, env = "WEFT_MAX_TIMEOUT", value_name = "SECONDS")]
+    pub max_timeout: Option<f64>,
+    /// Largest call payload or result, in bytes [default: 1048576].
+    #[arg(long, env = "WEFT_MAX_PAYLOAD_BYTES", value_name = "BYTES")]
+    pub max_payload_bytes: Option<usize>,
 }
 
 fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
@@ -74,6 +95,26 @@ fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
     }
     if let Some(n) = args.agents_poll_ms {
         config.agents_poll_ms = n;
+    }
+    if let Some(id) = &args.node_id {
+        config.node_id = id.clone();
+    }
+    if args.builtins {
+        config.builtins = true;
+    } else if args.no_builtins {
+        config.builtins = false;
+    }
+    if let Some(n) = args.max_concurrent_calls {
+        config.max_concurrent_calls = n;
+    }
+    if let Some(t) = args.default_timeout {
+        config.default_timeout_seconds = t;
+    }
+    if let Some(t) = args.max_timeout {
+        config.max_timeout_seconds = t;
+    }
+    if let Some(n) = args.max_payload_bytes {
+        config.max_payload_bytes = n;
     }
     config.validate().map_err(|e| e.to_string())?;
     Ok(config)

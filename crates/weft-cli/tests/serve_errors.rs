@@ -26,7 +26,39 @@ fn error_table() -> BTreeMap<String, u16> {
 }
 
 /// Codes no request can provoke today, and why; and the one a separate test provokes.
-const NOT_PRODUCED: [(&str, &str); 4] = [
+const NOT_PRODUCED: [(&str, &str); 12] = [
+    (
+        "version_mismatch",
+        "provoked by serve_calls::each_guard_answers_with_its_code_and_status",
+    ),
+    (
+        "revision_mismatch",
+        "provoked by serve_calls::each_guard_answers_with_its_code_and_status",
+    ),
+    (
+        "invalid_payload",
+        "provoked by serve_calls::each_guard_answers_with_its_code_and_status",
+    ),
+    (
+        "overloaded",
+        "needs slow providers: weft-fabric tests/guards.rs",
+    ),
+    (
+        "provider_error",
+        "needs a failing provider: weft-fabric tests/guards.rs",
+    ),
+    (
+        "invalid_result",
+        "needs a misbehaving provider: weft-fabric tests/guards.rs",
+    ),
+    (
+        "unreachable",
+        "needs an unreachable provider: weft-fabric tests/guards.rs",
+    ),
+    (
+        "timeout",
+        "needs a slow provider: weft-fabric tests/guards.rs",
+    ),
     ("rate_limited", "there is no rate limiter"),
     ("internal", "needs a failing store"),
     (
@@ -68,7 +100,7 @@ fn every_error_code_in_the_table_is_produced_with_its_status() {
     let admin = node.admin();
     let read = node.token(&admin, None, &["capabilities:read"]);
     let table = error_table();
-    assert_eq!(table.len(), 16, "{table:?}");
+    assert_eq!(table.len(), 24, "{table:?}");
     let mut seen = BTreeMap::new();
     let put =
         |path: &str, body: &str| node.call("PUT", path, Some(&admin), Some(body.as_bytes()), &[]);

@@ -13,7 +13,12 @@ use axum::{Json, Router, middleware};
 use thiserror::Error;
 use tower_http::trace::TraceLayer;
 use weft_contract::Limits;
-use weft_registry::{RedbStore, Registry, RegistryOptions};
+use weft_fabric::builtin::{BUILTIN_PROVIDER, Echo};
+use weft_fabric::{Fabric, FabricOptions};
+use weft_provider::Provider;
+use weft_registry::{
+    NodeId, ProviderId, ProviderRegistration, RedbStore, Registry, RegistryOptions, TenantId,
+};
 
 use crate::agents::{self, AgentsSnapshot};
 use crate::config::{ConfigError, ServerConfig};
@@ -71,6 +76,7 @@ fn api_routes(state: AppState) -> Router<AppState> {
         .route("/v1/agents", get(routes::agents::list_agents))
         .route("/v1/agents/{name}", get(routes::agents::get_agent))
         .route("/v1/events", get(routes::events::events))
+        .route("/v1/calls", post(routes::calls::call))
         .route(
             "/v1/tokens",
             post(routes::admin::create_token).get(routes::admin::list_tokens),
@@ -144,12 +150,14 @@ pub fn open(config: ServerConfig) -> Result<(AppState, Option<String>), ServeErr
             .map_err(io("write admin token", &config.data_dir))?;
     }
     let features = FeatureCatalog::build(&config.features)?;
+    let fabric = build_fabric(&config, &registry)?;
     let agents = match &config.agents_dir {
         Some(dir) => agents::load(dir),
         None => AgentsSnapshot::default(),
     };
     let state = AppState(Arc::new(Inner {
         registry,
+        fabric,
         features,
         agents: RwLock::new(Arc::new(agents)),
         in_flight: Mutex::new(Default::default()),
@@ -159,6 +167,36 @@ pub fn open(config: ServerConfig) -> Result<(AppState, Option<String>), ServeErr
         shutdown: tokio::sync::watch::Sender::new(false),
     }));
     Ok((state, secret))
+}
+
+/// The call path, with the built-in providers attached (and registered in the default
+/// tenant) unless disabled.
+fn build_fabric(config: &ServerConfig, registry: &Registry) -> Result<Fabric, ServeError> {
+    let invalid = |setting, message: String| ConfigError::Invalid { setting, message };
+    let node_id = NodeId::parse(&config.node_id).map_err(|e| invalid("node_id", e.to_string()))?;
+    let mut options = FabricOptions::new(node_id.clone());
+    options.max_concurrent_calls = config.max_concurrent_calls;
+    options.default_timeout = Duration::from_secs_f64(config.default_timeout_seconds);
+    options.max_timeout = Duration::from_secs_f64(config.max_timeout_seconds);
+    options.max_payload_bytes = config.max_payload_bytes;
+    let fabric = Fabric::new(options);
+    if config.builtins {
+        let echo = Echo::new().map_err(|e| invalid("builtins", e.to_string()))?;
+        let provider_id =
+            ProviderId::parse(BUILTIN_PROVIDER).map_err(|e| invalid("builtins", e.to_string()))?;
+        let tenant = TenantId::default_tenant();
+        registry.register_provider(
+            &tenant,
+            provider_id.clone(),
+            ProviderRegistration {
+                node_id,
+                transport: None,
+                descriptors: echo.descriptors(),
+            },
+        )?;
+        fabric.attach(tenant, provider_id, Arc::new(echo));
+    }
+    Ok(fabric)
 }
 
 /// Writes the admin token readable by its owner only.

@@ -62,6 +62,18 @@ pub struct ServerConfig {
     pub idempotency_hours: u64,
     /// Deployment-declared features.
     pub features: Vec<FeatureConfig>,
+    /// This node's id.
+    pub node_id: String,
+    /// Whether the built-in demo providers are served (in the default tenant).
+    pub builtins: bool,
+    /// Concurrent calls admitted before `overloaded`.
+    pub max_concurrent_calls: usize,
+    /// Deadline of a call that names none, in seconds.
+    pub default_timeout_seconds: f64,
+    /// Largest deadline a caller may ask for, in seconds.
+    pub max_timeout_seconds: f64,
+    /// Largest call payload or result, in bytes.
+    pub max_payload_bytes: usize,
 }
 
 /// The config file's shape: every field optional, unknown keys refused.
@@ -87,6 +99,18 @@ pub struct ConfigFile {
     /// See [`ServerConfig::features`].
     #[serde(default)]
     pub features: Vec<FeatureConfig>,
+    /// See [`ServerConfig::node_id`].
+    pub node_id: Option<String>,
+    /// See [`ServerConfig::builtins`].
+    pub builtins: Option<bool>,
+    /// See [`ServerConfig::max_concurrent_calls`].
+    pub max_concurrent_calls: Option<usize>,
+    /// See [`ServerConfig::default_timeout_seconds`].
+    pub default_timeout_seconds: Option<f64>,
+    /// See [`ServerConfig::max_timeout_seconds`].
+    pub max_timeout_seconds: Option<f64>,
+    /// See [`ServerConfig::max_payload_bytes`].
+    pub max_payload_bytes: Option<usize>,
 }
 
 /// Why the configuration is unusable.
@@ -162,6 +186,12 @@ impl ServerConfig {
             event_retention: file.event_retention.unwrap_or(10_000),
             idempotency_hours: file.idempotency_hours.unwrap_or(24),
             features: file.features,
+            node_id: file.node_id.unwrap_or_else(|| "local".to_owned()),
+            builtins: file.builtins.unwrap_or(true),
+            max_concurrent_calls: file.max_concurrent_calls.unwrap_or(64),
+            default_timeout_seconds: file.default_timeout_seconds.unwrap_or(30.0),
+            max_timeout_seconds: file.max_timeout_seconds.unwrap_or(300.0),
+            max_payload_bytes: file.max_payload_bytes.unwrap_or(1024 * 1024),
         };
         config.validate()?;
         Ok(config)
@@ -183,6 +213,28 @@ impl ServerConfig {
         }
         if self.agents_poll_ms < 50 {
             return invalid("agents_poll_ms", "must be at least 50");
+        }
+        if weft_registry::NodeId::parse(&self.node_id).is_err() {
+            return invalid(
+                "node_id",
+                "must match ^[a-z0-9][a-z0-9._-]*$ (at most 128 bytes)",
+            );
+        }
+        if self.max_concurrent_calls == 0 {
+            return invalid("max_concurrent_calls", "must be at least 1");
+        }
+        let timeouts_ok = self.default_timeout_seconds.is_finite()
+            && self.max_timeout_seconds.is_finite()
+            && self.default_timeout_seconds > 0.0
+            && self.default_timeout_seconds <= self.max_timeout_seconds;
+        if !timeouts_ok {
+            return invalid(
+                "default_timeout_seconds",
+                "must be greater than 0 and at most max_timeout_seconds",
+            );
+        }
+        if self.max_payload_bytes < 2 {
+            return invalid("max_payload_bytes", "must be at least 2");
         }
         Ok(())
     }

@@ -15,16 +15,24 @@ pub const ERROR_CODES: &[(&str, u16)] = &[
     ("unauthorized", 401),
     ("forbidden", 403),
     ("not_found", 404),
+    ("version_mismatch", 404),
     ("method_not_allowed", 405),
     ("conflict", 409),
     ("idempotency_key_reused", 409),
     ("idempotency_key_in_flight", 409),
+    ("revision_mismatch", 409),
     ("events_gone", 410),
     ("payload_too_large", 413),
     ("invalid_descriptor", 422),
+    ("invalid_payload", 422),
     ("rate_limited", 429),
+    ("overloaded", 429),
     ("internal", 500),
+    ("provider_error", 502),
+    ("invalid_result", 502),
     ("unavailable", 503),
+    ("unreachable", 503),
+    ("timeout", 504),
 ];
 
 /// The HTTP status of an error code (500 for a code missing from [`ERROR_CODES`]).
@@ -103,6 +111,18 @@ impl ApiError {
     /// `invalid_request`.
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new("invalid_request", message)
+    }
+}
+
+impl From<weft_fabric::CallError> for ApiError {
+    fn from(error: weft_fabric::CallError) -> Self {
+        let overloaded = matches!(error, weft_fabric::CallError::Overloaded { .. });
+        let mut api = ApiError::new(error.code(), error.to_string());
+        api.details = error.details();
+        if overloaded {
+            api = api.with_header(header::RETRY_AFTER, "1");
+        }
+        api
     }
 }
 

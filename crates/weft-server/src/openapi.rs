@@ -35,6 +35,7 @@ impl Modify for BearerAuth {
         routes::agents::list_agents,
         routes::agents::get_agent,
         routes::events::events,
+        routes::calls::call,
         routes::admin::create_token,
         routes::admin::list_tokens,
         routes::admin::revoke_token,
@@ -55,6 +56,7 @@ impl Modify for BearerAuth {
         (name = "nodes", description = "Nodes and their discovery tags"),
         (name = "agents", description = "Agent capability catalogs"),
         (name = "events", description = "The registry change feed"),
+        (name = "calls", description = "Call a pinned capability"),
         (name = "admin", description = "Tokens and tenants"),
         (name = "health", description = "Liveness and readiness"),
     )

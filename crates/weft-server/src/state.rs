@@ -19,6 +19,8 @@ pub struct AppState(pub Arc<Inner>);
 pub struct Inner {
     /// The registry.
     pub registry: Registry,
+    /// The call path and the providers attached to this node.
+    pub fabric: weft_fabric::Fabric,
     /// The feature catalog (fixed at boot).
     pub features: FeatureCatalog,
     /// The agent catalogs, swapped whole on reload.

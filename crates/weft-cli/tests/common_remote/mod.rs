@@ -55,6 +55,7 @@ impl Node {
         }
         let mut child = command
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .env("WEFT_NO_BUILTINS", "true")
             .arg(&data_dir)
             .env("WEFT_LOG", "warn")
             .stdin(Stdio::null())

@@ -39,6 +39,7 @@ pub fn serve_command(data_dir: &Path, extra_args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
     command
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .env("WEFT_NO_BUILTINS", "true")
         .arg(data_dir)
         .args(extra_args);
     for var in WEFT_VARS {

@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod agents;
+pub mod calls;
 pub mod capabilities;
 pub mod events;
 pub mod health;

@@ -1,0 +1,89 @@
+//! `POST /v1/calls`: call a pinned capability.
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use weft_fabric::{CallRequest, CallResponse};
+use weft_registry::{Principal, Scope};
+
+use super::ApiResult;
+use crate::extract::StrictJson;
+use crate::layers::require;
+use crate::state::AppState;
+
+/// The call envelope (documentation shape of [`CallRequest`]).
+#[derive(Debug, Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct CallEnvelope {
+    /// Caller-chosen id, 1–128 visible ASCII characters; minted when absent.
+    pub call_id: Option<String>,
+    /// Capability id.
+    pub capability_id: String,
+    /// Exact version.
+    pub version: String,
+    /// The revision pinned at discovery; a different current revision is `revision_mismatch`.
+    pub descriptor_revision: String,
+    /// The payload, validated against `input_schema` (at most `max_payload_bytes` as sent).
+    #[schema(value_type = Object)]
+    pub payload: serde_json::Value,
+    /// Deadline in seconds, in (0, max_timeout_seconds]; default 30.
+    pub timeout_seconds: Option<f64>,
+    /// Only this provider.
+    pub provider_id: Option<String>,
+    /// Only providers on this node.
+    pub node_id: Option<String>,
+}
+
+/// A successful call (documentation shape of [`CallResponse`]).
+#[derive(Debug, Serialize, ToSchema)]
+#[allow(dead_code)]
+pub struct CallResult {
+    /// The call id.
+    pub call_id: String,
+    /// The result, validated against `output_schema`.
+    #[schema(value_type = Object)]
+    pub result: serde_json::Value,
+    /// Capability id.
+    pub capability_id: String,
+    /// Version.
+    pub version: String,
+    /// The revision the call ran against.
+    pub revision: String,
+    /// Who answered.
+    pub provider_id: String,
+    /// Where.
+    pub node_id: String,
+    /// Milliseconds from arrival to the validated result.
+    pub duration_ms: f64,
+}
+
+/// Call a capability pinned by `id@version` and revision.
+///
+/// Guards, cheapest first: envelope → lookup (`not_found`, `version_mismatch`) → revision
+/// pin (`revision_mismatch`) → admission (`overloaded`, never queued) → inside one deadline:
+/// payload size (`payload_too_large`), input validation (`invalid_payload`), the provider
+/// (`provider_error`, `unreachable`, `timeout`) → result checks (`invalid_result`).
+#[utoipa::path(post, path = "/v1/calls", tag = "calls", request_body = CallEnvelope,
+    responses((status = 200, body = CallResult),
+              (status = 400, body = crate::error::ErrorEnvelope), (status = 401, body = crate::error::ErrorEnvelope),
+              (status = 403, body = crate::error::ErrorEnvelope),
+              (status = 404, body = crate::error::ErrorEnvelope, description = "not_found or version_mismatch"),
+              (status = 409, body = crate::error::ErrorEnvelope, description = "revision_mismatch: details carry the current revision"),
+              (status = 413, body = crate::error::ErrorEnvelope), (status = 422, body = crate::error::ErrorEnvelope),
+              (status = 429, body = crate::error::ErrorEnvelope, description = "overloaded, with Retry-After"),
+              (status = 502, body = crate::error::ErrorEnvelope, description = "provider_error or invalid_result"),
+              (status = 503, body = crate::error::ErrorEnvelope), (status = 504, body = crate::error::ErrorEnvelope)),
+    security(("bearerAuth" = [])))]
+pub async fn call(
+    State(state): State<AppState>,
+    Extension(principal): Extension<Principal>,
+    body: StrictJson<CallRequest>,
+) -> ApiResult<Json<CallResponse>> {
+    require(&principal, Scope::Call)?;
+    let response = state
+        .fabric
+        .call(&state.registry, &principal.tenant, body.value)
+        .await?;
+    Ok(Json(response))
+}
