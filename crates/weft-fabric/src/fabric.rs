@@ -44,10 +44,15 @@ pub struct FabricOptions {
     pub max_payload_bytes: usize,
     /// Most validation errors reported per payload or result.
     pub max_validation_errors: usize,
+    /// Concurrent streams admitted; beyond it opens get `overloaded`.
+    pub max_concurrent_streams: usize,
+    /// Frames buffered per stream and direction before senders wait.
+    pub stream_queue: usize,
 }
 
 impl FabricOptions {
-    /// Defaults: 64 concurrent calls, 30 s default and 300 s maximum deadline, 1 MiB.
+    /// Defaults: 64 concurrent calls, 256 streams, 30 s default and 300 s maximum deadline,
+    /// 1 MiB payloads, 64-frame stream queues.
     pub fn new(node_id: NodeId) -> Self {
         Self {
             node_id,
@@ -56,6 +61,8 @@ impl FabricOptions {
             max_timeout: Duration::from_secs(300),
             max_payload_bytes: 1024 * 1024,
             max_validation_errors: 100,
+            max_concurrent_streams: 256,
+            stream_queue: 64,
         }
     }
 }
@@ -107,10 +114,26 @@ pub struct CallResponse {
     pub duration_ms: f64,
 }
 
+/// Which entry point is asking: unary calls and streams accept different I/O modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Unary,
+    Stream,
+}
+
+/// What guards 2–4 found: the pinned descriptor and the provider chosen to serve it.
+pub(crate) struct Resolved {
+    pub(crate) descriptor: std::sync::Arc<weft_contract::Descriptor>,
+    pub(crate) provider_id: ProviderId,
+    pub(crate) node_id: NodeId,
+    pub(crate) provider: SharedProvider,
+}
+
 /// The call path of one node.
 pub struct Fabric {
     options: FabricOptions,
     admission: Arc<Semaphore>,
+    pub(crate) stream_admission: Arc<Semaphore>,
     providers: RwLock<HashMap<(TenantId, ProviderId), SharedProvider>>,
 }
 
@@ -132,6 +155,7 @@ impl Fabric {
     pub fn new(options: FabricOptions) -> Self {
         Self {
             admission: Arc::new(Semaphore::new(options.max_concurrent_calls)),
+            stream_admission: Arc::new(Semaphore::new(options.max_concurrent_streams)),
             options,
             providers: RwLock::new(HashMap::new()),
         }
@@ -156,6 +180,11 @@ impl Fabric {
         self.options.max_concurrent_calls - self.admission.available_permits()
     }
 
+    /// Streams currently holding a slot.
+    pub fn active_streams(&self) -> usize {
+        self.options.max_concurrent_streams - self.stream_admission.available_permits()
+    }
+
     fn handle(&self, tenant: &TenantId, provider: &ProviderId) -> Option<SharedProvider> {
         self.providers
             .read()
@@ -173,91 +202,16 @@ impl Fabric {
     ) -> Result<CallResponse, CallError> {
         let started = Instant::now();
         // 1. Envelope.
-        let timeout = match request.timeout_seconds {
-            None => self.options.default_timeout,
-            Some(t) if t.is_finite() && t > 0.0 && t <= self.options.max_timeout.as_secs_f64() => {
-                Duration::from_secs_f64(t)
-            }
-            Some(t) => {
-                return Err(CallError::InvalidRequest(format!(
-                    "timeout_seconds must be greater than 0 and at most {}, got {t}",
-                    self.options.max_timeout.as_secs_f64()
-                )));
-            }
-        };
+        let (timeout, call_id) = self.check_envelope(&request)?;
         let deadline = started + timeout;
-        let call_id = match request.call_id {
-            Some(id)
-                if !id.is_empty()
-                    && id.len() <= 128
-                    && id.bytes().all(|b| b.is_ascii_graphic()) =>
-            {
-                id
-            }
-            Some(_) => {
-                return Err(CallError::InvalidRequest(
-                    "call_id must be 1 to 128 visible ASCII characters".into(),
-                ));
-            }
-            None => mint_call_id(),
-        };
-        // 2. Lookup.
+        let resolved = self.resolve(registry, tenant, &request, Mode::Unary)?;
+        let (descriptor, provider_id, node_id, provider) = (
+            resolved.descriptor,
+            resolved.provider_id,
+            resolved.node_id,
+            resolved.provider,
+        );
         let (id, version) = (request.capability_id, request.version);
-        let detail = match registry.capability_version(tenant, &id, &version) {
-            Ok(detail) if !detail.providers.is_empty() => detail,
-            Ok(_) | Err(RegistryError::NotFound { .. }) => {
-                return Err(self.missing(registry, tenant, &id, &version));
-            }
-            Err(other) => return Err(CallError::Unreachable(format!("registry: {other}"))),
-        };
-        let descriptor = detail.descriptor;
-        if descriptor.io_mode() != IoMode::Unary {
-            return Err(CallError::NotFound(format!(
-                "{id}@{version} is {}, not unary; open a stream to call it",
-                descriptor.io_mode()
-            )));
-        }
-        // 3. Revision pin.
-        if request.descriptor_revision != descriptor.revision().as_str() {
-            return Err(CallError::RevisionMismatch {
-                current: descriptor.revision().to_string(),
-                pinned: request.descriptor_revision,
-            });
-        }
-        // 4. Routing.
-        let qualified = descriptor.qualified_id();
-        let wanted_provider = request.provider_id.as_deref();
-        let wanted_node = request.node_id.as_deref();
-        let candidates: Vec<_> = detail
-            .providers
-            .iter()
-            .filter(|p| wanted_provider.is_none_or(|w| p.provider_id.as_str() == w))
-            .filter(|p| wanted_node.is_none_or(|w| p.node_id.as_str() == w))
-            .collect();
-        if candidates.is_empty() {
-            return Err(CallError::NotFound(format!(
-                "no provider matching the requested provider_id/node_id serves {qualified}"
-            )));
-        }
-        // A provider that published an older revision of this id@version would answer
-        // under a contract the caller did not pin: only current-revision providers qualify.
-        let chosen = candidates
-            .iter()
-            .filter(|p| p.revision == descriptor.revision().as_str())
-            .find_map(|p| {
-                let handle = self.handle(tenant, &p.provider_id)?;
-                handle.ready(&qualified).then_some((
-                    p.provider_id.clone(),
-                    p.node_id.clone(),
-                    handle,
-                ))
-            });
-        let Some((provider_id, node_id, provider)) = chosen else {
-            return Err(CallError::Unreachable(format!(
-                "no provider serving the current revision of {qualified} is reachable from node {}",
-                self.options.node_id
-            )));
-        };
         // 5. Admission.
         let permit =
             self.admission
@@ -337,6 +291,125 @@ impl Fabric {
             provider_id: provider_id.to_string(),
             node_id: node_id.to_string(),
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+
+    /// Guard 1: the deadline (in range) and the call id (well-formed, or minted).
+    pub(crate) fn check_envelope(
+        &self,
+        request: &CallRequest,
+    ) -> Result<(Duration, String), CallError> {
+        let timeout = match request.timeout_seconds {
+            None => self.options.default_timeout,
+            Some(t) if t.is_finite() && t > 0.0 && t <= self.options.max_timeout.as_secs_f64() => {
+                Duration::from_secs_f64(t)
+            }
+            Some(t) => {
+                return Err(CallError::InvalidRequest(format!(
+                    "timeout_seconds must be greater than 0 and at most {}, got {t}",
+                    self.options.max_timeout.as_secs_f64()
+                )));
+            }
+        };
+        let call_id = match &request.call_id {
+            Some(id)
+                if !id.is_empty()
+                    && id.len() <= 128
+                    && id.bytes().all(|b| b.is_ascii_graphic()) =>
+            {
+                id.clone()
+            }
+            Some(_) => {
+                return Err(CallError::InvalidRequest(
+                    "call_id must be 1 to 128 visible ASCII characters".into(),
+                ));
+            }
+            None => mint_call_id(),
+        };
+        Ok((timeout, call_id))
+    }
+
+    /// Guards 2–4: lookup, revision pin, routing.
+    pub(crate) fn resolve(
+        &self,
+        registry: &Registry,
+        tenant: &TenantId,
+        request: &CallRequest,
+        mode: Mode,
+    ) -> Result<Resolved, CallError> {
+        // 2. Lookup.
+        let (id, version) = (request.capability_id.as_str(), request.version.as_str());
+        let detail = match registry.capability_version(tenant, &id, &version) {
+            Ok(detail) if !detail.providers.is_empty() => detail,
+            Ok(_) | Err(RegistryError::NotFound { .. }) => {
+                return Err(self.missing(registry, tenant, id, version));
+            }
+            Err(other) => return Err(CallError::Unreachable(format!("registry: {other}"))),
+        };
+        let descriptor = detail.descriptor;
+        match (mode, descriptor.io_mode()) {
+            (Mode::Unary, IoMode::Unary)
+            | (
+                Mode::Stream,
+                IoMode::ServerStreaming | IoMode::ClientStreaming | IoMode::Bidirectional,
+            ) => {}
+            (Mode::Unary, other) => {
+                return Err(CallError::NotFound(format!(
+                    "{id}@{version} is {other}, not unary; open a stream to call it"
+                )));
+            }
+            (Mode::Stream, _) => {
+                return Err(CallError::NotFound(format!(
+                    "{id}@{version} is unary; call it with POST /v1/calls"
+                )));
+            }
+        }
+        // 3. Revision pin.
+        if request.descriptor_revision != descriptor.revision().as_str() {
+            return Err(CallError::RevisionMismatch {
+                current: descriptor.revision().to_string(),
+                pinned: request.descriptor_revision.clone(),
+            });
+        }
+        // 4. Routing.
+        let qualified = descriptor.qualified_id();
+        let wanted_provider = request.provider_id.as_deref();
+        let wanted_node = request.node_id.as_deref();
+        let candidates: Vec<_> = detail
+            .providers
+            .iter()
+            .filter(|p| wanted_provider.is_none_or(|w| p.provider_id.as_str() == w))
+            .filter(|p| wanted_node.is_none_or(|w| p.node_id.as_str() == w))
+            .collect();
+        if candidates.is_empty() {
+            return Err(CallError::NotFound(format!(
+                "no provider matching the requested provider_id/node_id serves {qualified}"
+            )));
+        }
+        // A provider that published an older revision of this id@version would answer
+        // under a contract the caller did not pin: only current-revision providers qualify.
+        let chosen = candidates
+            .iter()
+            .filter(|p| p.revision == descriptor.revision().as_str())
+            .find_map(|p| {
+                let handle = self.handle(tenant, &p.provider_id)?;
+                handle.ready(&qualified).then_some((
+                    p.provider_id.clone(),
+                    p.node_id.clone(),
+                    handle,
+                ))
+            });
+        let Some((provider_id, node_id, provider)) = chosen else {
+            return Err(CallError::Unreachable(format!(
+                "no provider serving the current revision of {qualified} is reachable from node {}",
+                self.options.node_id
+            )));
+        };
+        Ok(Resolved {
+            descriptor,
+            provider_id,
+            node_id,
+            provider,
         })
     }
 

@@ -9,6 +9,8 @@
 pub mod builtin;
 pub mod error;
 pub mod fabric;
+pub mod stream;
 
 pub use error::CallError;
 pub use fabric::{CallRequest, CallResponse, Fabric, FabricOptions};
+pub use stream::{Direction, Frame, FrameError, FrameKind, StreamCall};

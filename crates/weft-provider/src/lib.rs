@@ -57,6 +57,69 @@ pub trait Provider: Send + Sync + 'static {
         context: &'a CallContext,
         payload: Value,
     ) -> BoxFuture<'a, Result<Value, ProviderError>>;
+
+    /// Runs one streaming call (server, client or bidirectional, as the descriptor says).
+    ///
+    /// `input` yields the caller's chunks (already valid against `input_chunk_schema`) and
+    /// ends when the caller half-closes; it is `None` for server streaming. Chunks sent on
+    /// `output` are checked against `output_chunk_schema`; `send` waits while the caller is
+    /// slow (flow control), and fails once the stream is over. The returned value, if any,
+    /// is the `completed` payload (checked against `output_schema`). The fabric sends the
+    /// terminal frame only after this future finishes, so cleanup done here is complete
+    /// before the caller sees success.
+    fn stream<'a>(
+        &'a self,
+        _context: &'a CallContext,
+        _payload: Value,
+        _input: Option<ChunkSource>,
+        _output: ChunkSink,
+    ) -> BoxFuture<'a, Result<Option<Value>, ProviderError>> {
+        Box::pin(async {
+            Err(ProviderError::Failed(
+                "this provider does not implement streaming".into(),
+            ))
+        })
+    }
+}
+
+/// The caller's chunks, as a provider receives them.
+pub struct ChunkSource {
+    receiver: tokio::sync::mpsc::Receiver<Value>,
+}
+
+impl ChunkSource {
+    /// Wraps a channel the fabric feeds.
+    pub fn new(receiver: tokio::sync::mpsc::Receiver<Value>) -> Self {
+        Self { receiver }
+    }
+
+    /// The next chunk; `None` once the caller half-closed.
+    pub async fn next(&mut self) -> Option<Value> {
+        self.receiver.recv().await
+    }
+}
+
+/// Where a provider sends its chunks.
+#[derive(Clone)]
+pub struct ChunkSink {
+    sender: tokio::sync::mpsc::Sender<Value>,
+}
+
+/// The stream is over (the caller went away, or the fabric ended it): stop producing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("the stream is closed")]
+pub struct StreamClosed;
+
+impl ChunkSink {
+    /// Wraps a channel the fabric drains.
+    pub fn new(sender: tokio::sync::mpsc::Sender<Value>) -> Self {
+        Self { sender }
+    }
+
+    /// Sends one chunk, waiting while the bounded queue toward the caller is full.
+    pub async fn send(&self, chunk: Value) -> Result<(), StreamClosed> {
+        self.sender.send(chunk).await.map_err(|_| StreamClosed)
+    }
 }
 
 /// A shared provider handle.

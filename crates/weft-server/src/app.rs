@@ -13,7 +13,7 @@ use axum::{Json, Router, middleware};
 use thiserror::Error;
 use tower_http::trace::TraceLayer;
 use weft_contract::Limits;
-use weft_fabric::builtin::{BUILTIN_PROVIDER, Echo};
+use weft_fabric::builtin::{BUILTIN_PROVIDER, Builtins, Count, Echo};
 use weft_fabric::{Fabric, FabricOptions};
 use weft_provider::Provider;
 use weft_registry::{
@@ -185,16 +185,19 @@ fn build_fabric(config: &ServerConfig, registry: &Registry) -> Result<Fabric, Se
         let provider_id =
             ProviderId::parse(BUILTIN_PROVIDER).map_err(|e| invalid("builtins", e.to_string()))?;
         let tenant = TenantId::default_tenant();
+        let count = Count::new().map_err(|e| invalid("builtins", e.to_string()))?;
+        let mut descriptors = echo.descriptors();
+        descriptors.extend(count.descriptors());
         registry.register_provider(
             &tenant,
             provider_id.clone(),
             ProviderRegistration {
                 node_id,
                 transport: None,
-                descriptors: echo.descriptors(),
+                descriptors,
             },
         )?;
-        fabric.attach(tenant, provider_id, Arc::new(echo));
+        fabric.attach(tenant, provider_id, Arc::new(Builtins { echo, count }));
     }
     Ok(fabric)
 }

@@ -1,10 +1,17 @@
 //! `POST /v1/calls`: call a pinned capability.
 
+use std::convert::Infallible;
+use std::time::Duration;
+
 use axum::Json;
 use axum::extract::{Extension, State};
+use axum::http::{HeaderMap, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use weft_fabric::{CallRequest, CallResponse};
+use weft_fabric::{CallRequest, FrameKind, StreamCall};
 use weft_registry::{Principal, Scope};
 
 use super::ApiResult;
@@ -60,12 +67,16 @@ pub struct CallResult {
 
 /// Call a capability pinned by `id@version` and revision.
 ///
+/// With `Accept: text/event-stream` a `server_streaming` capability answers with its frames
+/// as Server-Sent Events (`event:` kind, `id:` sequence, `data:` the frame); guard failures
+/// still come back as JSON errors before any event.
+///
 /// Guards, cheapest first: envelope → lookup (`not_found`, `version_mismatch`) → revision
 /// pin (`revision_mismatch`) → admission (`overloaded`, never queued) → inside one deadline:
 /// payload size (`payload_too_large`), input validation (`invalid_payload`), the provider
 /// (`provider_error`, `unreachable`, `timeout`) → result checks (`invalid_result`).
 #[utoipa::path(post, path = "/v1/calls", tag = "calls", request_body = CallEnvelope,
-    responses((status = 200, body = CallResult),
+    responses((status = 200, body = CallResult, description = "the result; with Accept: text/event-stream, the stream's frames"),
               (status = 400, body = crate::error::ErrorEnvelope), (status = 401, body = crate::error::ErrorEnvelope),
               (status = 403, body = crate::error::ErrorEnvelope),
               (status = 404, body = crate::error::ErrorEnvelope, description = "not_found or version_mismatch"),
@@ -78,12 +89,56 @@ pub struct CallResult {
 pub async fn call(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
+    headers: HeaderMap,
     body: StrictJson<CallRequest>,
-) -> ApiResult<Json<CallResponse>> {
+) -> ApiResult<Response> {
     require(&principal, Scope::Call)?;
+    if wants_event_stream(&headers) {
+        let stream = state
+            .fabric
+            .open_stream(&state.registry, &principal.tenant, body.value)
+            .await?;
+        return Ok(sse_frames(stream).into_response());
+    }
     let response = state
         .fabric
         .call(&state.registry, &principal.tenant, body.value)
         .await?;
-    Ok(Json(response))
+    Ok(Json(response).into_response())
+}
+
+fn wants_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',')
+                .any(|t| t.trim().starts_with("text/event-stream"))
+        })
+}
+
+/// Frames as Server-Sent Events: `id:` the sequence, `event:` the kind, `data:` the frame.
+/// The response ends after the terminal frame; closing it cancels the provider's work.
+fn sse_frames(stream: StreamCall) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let frames = futures_util::stream::unfold(stream, |mut stream| async move {
+        let frame = stream.next().await?;
+        let event = Event::default()
+            .id(frame.sequence.to_string())
+            .event(kind_name(frame.kind))
+            .json_data(&frame)
+            .unwrap_or_default();
+        Some((Ok(event), stream))
+    });
+    Sse::new(frames).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+fn kind_name(kind: FrameKind) -> &'static str {
+    match kind {
+        FrameKind::Started => "started",
+        FrameKind::Chunk => "chunk",
+        FrameKind::Completed => "completed",
+        FrameKind::Failed => "failed",
+        FrameKind::Cancelled => "cancelled",
+    }
 }

@@ -1,0 +1,366 @@
+//! Streaming calls: the frame model, one terminal per direction, every chunk validated, and
+//! flow control so a slow reader slows the provider instead of growing memory.
+//!
+//! Frames are `{call_id, direction, sequence, kind, payload?, error?}`. For the provider →
+//! caller direction the fabric emits `started` at sequence 0, then one `chunk` per provider
+//! chunk (each checked against `output_chunk_schema` and the size limit), then exactly one
+//! terminal: `completed` (its payload, when present, checked against `output_schema`),
+//! `failed` (with an error code) or `cancelled`. The terminal is sent only after the
+//! provider's future has finished, so its cleanup is done before the caller sees success.
+//!
+//! Queues are bounded (`stream_queue` frames each way) and sending waits when they are full:
+//! a caller that reads slowly makes the provider's `send` wait. The single deadline covers
+//! the whole stream; expiry ends it with `failed`/`timeout` and drops the provider's work.
+//! Dropping the [`StreamCall`] (the caller went away) cancels the provider.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use weft_contract::{Descriptor, IoMode, QualifiedId, SchemaRole};
+use weft_provider::{CallContext, ChunkSink, ProviderError, SharedProvider};
+use weft_registry::{Registry, TenantId};
+
+use crate::error::CallError;
+use crate::fabric::{CallRequest, Fabric, Mode};
+
+/// Which way a frame travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// From the caller to the provider.
+    CallerToProvider,
+    /// From the provider to the caller.
+    ProviderToCaller,
+}
+
+/// What a frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FrameKind {
+    /// Sequence 0: the stream is open.
+    Started,
+    /// One chunk of data.
+    Chunk,
+    /// Terminal: success, with an optional final payload.
+    Completed,
+    /// Terminal: failure, with an error.
+    Failed,
+    /// Terminal: cancelled by the caller.
+    Cancelled,
+}
+
+/// A terminal frame's error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FrameError {
+    /// Stable code (`provider_error`, `invalid_frame`, `invalid_result`, `timeout`, …).
+    pub code: String,
+    /// What happened.
+    pub message: String,
+}
+
+/// One frame of a stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Frame {
+    /// The call.
+    pub call_id: String,
+    /// Which way it travels.
+    pub direction: Direction,
+    /// Contiguous per direction, from 0.
+    pub sequence: u64,
+    /// What it is.
+    pub kind: FrameKind,
+    /// Chunk or completed payload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payload: Option<Value>,
+    /// Failure details.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<FrameError>,
+}
+
+impl Frame {
+    /// Whether this frame ends its direction.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self.kind,
+            FrameKind::Completed | FrameKind::Failed | FrameKind::Cancelled
+        )
+    }
+}
+
+/// An open stream, as a transport sees it.
+pub struct StreamCall {
+    /// The call id.
+    pub call_id: String,
+    /// The pinned descriptor.
+    pub descriptor: Arc<Descriptor>,
+    /// Who serves it.
+    pub provider_id: String,
+    /// Where.
+    pub node_id: String,
+    frames: mpsc::Receiver<Frame>,
+    cancel: Option<oneshot::Sender<String>>,
+}
+
+impl StreamCall {
+    /// The next provider → caller frame; `None` after the terminal.
+    pub async fn next(&mut self) -> Option<Frame> {
+        self.frames.recv().await
+    }
+
+    /// Cancels the call; the stream then ends with one `cancelled` terminal.
+    pub fn cancel(&mut self, reason: &str) {
+        if let Some(cancel) = self.cancel.take() {
+            let _ = cancel.send(reason.to_owned());
+        }
+    }
+}
+
+impl Drop for StreamCall {
+    fn drop(&mut self) {
+        self.cancel("the caller went away");
+    }
+}
+
+/// Numbers frames of the provider → caller direction.
+struct Emitter {
+    call_id: String,
+    next: u64,
+}
+
+impl Emitter {
+    fn frame(
+        &mut self,
+        kind: FrameKind,
+        payload: Option<Value>,
+        error: Option<(&str, String)>,
+    ) -> Frame {
+        let frame = Frame {
+            call_id: self.call_id.clone(),
+            direction: Direction::ProviderToCaller,
+            sequence: self.next,
+            kind,
+            payload,
+            error: error.map(|(code, message)| FrameError {
+                code: code.to_owned(),
+                message,
+            }),
+        };
+        self.next += 1;
+        frame
+    }
+}
+
+impl Fabric {
+    /// Opens a streaming call through the same guards as a unary one (stream slots are
+    /// admitted separately). Guard failures are returned before any frame exists.
+    pub async fn open_stream(
+        &self,
+        registry: &Registry,
+        tenant: &TenantId,
+        request: CallRequest,
+    ) -> Result<StreamCall, CallError> {
+        let started = Instant::now();
+        let (timeout, call_id) = self.check_envelope(&request)?;
+        let deadline = started + timeout;
+        let resolved = self.resolve(registry, tenant, &request, Mode::Stream)?;
+        let descriptor = resolved.descriptor;
+        if descriptor.io_mode() != IoMode::ServerStreaming {
+            return Err(CallError::InvalidRequest(format!(
+                "{} is {}: caller chunks need the WebSocket transport, which this build does not serve yet",
+                descriptor.qualified_id(),
+                descriptor.io_mode()
+            )));
+        }
+        let permit = self
+            .stream_admission
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| CallError::Overloaded {
+                limit: self.options().max_concurrent_streams,
+            })?;
+        let limit = self.options().max_payload_bytes;
+        let raw = request.payload.get();
+        if raw.len() > limit {
+            return Err(CallError::PayloadTooLarge {
+                bytes: raw.len(),
+                limit,
+            });
+        }
+        let payload: Value = serde_json::from_str(raw).map_err(|e| CallError::InvalidPayload {
+            message: e.to_string(),
+            errors: Value::Array(Vec::new()),
+        })?;
+        descriptor
+            .validate(
+                SchemaRole::Input,
+                &payload,
+                self.options().max_validation_errors,
+            )
+            .map_err(|errors| CallError::InvalidPayload {
+                message: errors.to_string(),
+                errors: serde_json::to_value(&errors.errors).unwrap_or(Value::Null),
+            })?;
+        let (frames_tx, frames_rx) = mpsc::channel(self.options().stream_queue);
+        let (cancel_tx, cancel_rx) = oneshot::channel();
+        let run = Run {
+            emitter: Emitter {
+                call_id: call_id.clone(),
+                next: 0,
+            },
+            context: CallContext {
+                call_id: call_id.clone(),
+                capability: QualifiedId::new(descriptor.id().clone(), descriptor.version().clone()),
+                revision: descriptor.revision().clone(),
+                deadline,
+            },
+            descriptor: descriptor.clone(),
+            provider: resolved.provider,
+            frames: frames_tx,
+            queue: self.options().stream_queue,
+            limit,
+            max_errors: self.options().max_validation_errors,
+        };
+        tokio::spawn(async move {
+            let _slot = permit;
+            run.run(payload, cancel_rx).await;
+        });
+        Ok(StreamCall {
+            call_id,
+            descriptor,
+            provider_id: resolved.provider_id.to_string(),
+            node_id: resolved.node_id.to_string(),
+            frames: frames_rx,
+            cancel: Some(cancel_tx),
+        })
+    }
+}
+
+/// One running stream.
+struct Run {
+    emitter: Emitter,
+    context: CallContext,
+    descriptor: Arc<Descriptor>,
+    provider: SharedProvider,
+    frames: mpsc::Sender<Frame>,
+    queue: usize,
+    limit: usize,
+    max_errors: usize,
+}
+
+/// How the stream ended, before it becomes a terminal frame.
+enum End {
+    Cancelled(String),
+    Failed(&'static str, String),
+    Completed(Option<Value>),
+    /// The reader is gone: nothing more can be delivered.
+    ReaderGone,
+}
+
+impl Run {
+    fn check_chunk(&self, chunk: &Value) -> Result<(), String> {
+        let size = serde_json::to_vec(chunk).map_or(usize::MAX, |b| b.len());
+        if size > self.limit {
+            return Err(format!(
+                "a chunk of {size} bytes exceeds the limit of {}",
+                self.limit
+            ));
+        }
+        self.descriptor
+            .validate(SchemaRole::OutputChunk, chunk, self.max_errors)
+            .map_err(|e| format!("chunk failed output_chunk_schema validation: {e}"))
+    }
+
+    async fn run(mut self, payload: Value, mut cancel: oneshot::Receiver<String>) {
+        let started = self.emitter.frame(FrameKind::Started, None, None);
+        if self.frames.send(started).await.is_err() {
+            return;
+        }
+        let (sink_tx, mut sink_rx) = mpsc::channel(self.queue);
+        let provider = self.provider.clone();
+        let context = self.context.clone();
+        let mut task = tokio::spawn(async move {
+            provider
+                .stream(&context, payload, None, ChunkSink::new(sink_tx))
+                .await
+        });
+        let sleep = tokio::time::sleep_until(self.context.deadline.into());
+        tokio::pin!(sleep);
+        let timeout_message = || "the stream exceeded its single deadline".to_owned();
+        let mut task_done = false;
+        let end = 'stream: loop {
+            let chunk = tokio::select! {
+                biased;
+                reason = &mut cancel => break 'stream End::Cancelled(reason.unwrap_or_else(|_| "the caller went away".into())),
+                () = &mut sleep => break 'stream End::Failed("timeout", timeout_message()),
+                chunk = sink_rx.recv() => chunk,
+            };
+            let Some(chunk) = chunk else {
+                // The provider dropped its sink: it finished (or is finishing).
+                let joined = tokio::select! {
+                    biased;
+                    reason = &mut cancel => break 'stream End::Cancelled(reason.unwrap_or_else(|_| "the caller went away".into())),
+                    () = &mut sleep => break 'stream End::Failed("timeout", timeout_message()),
+                    joined = &mut task => joined,
+                };
+                task_done = true;
+                break 'stream match joined {
+                    Ok(Ok(completed)) => self.check_completed(completed),
+                    Ok(Err(ProviderError::Failed(m))) => End::Failed("provider_error", m),
+                    Ok(Err(ProviderError::Unavailable(m))) => End::Failed("unreachable", m),
+                    Err(e) => {
+                        End::Failed("provider_error", format!("the provider task failed: {e}"))
+                    }
+                };
+            };
+            if let Err(message) = self.check_chunk(&chunk) {
+                break 'stream End::Failed("invalid_frame", message);
+            }
+            let frame = self.emitter.frame(FrameKind::Chunk, Some(chunk), None);
+            // Wait for the reader (flow control), but stay responsive to cancel and deadline.
+            tokio::select! {
+                biased;
+                reason = &mut cancel => break 'stream End::Cancelled(reason.unwrap_or_else(|_| "the caller went away".into())),
+                () = &mut sleep => break 'stream End::Failed("timeout", timeout_message()),
+                sent = self.frames.send(frame) => if sent.is_err() { break 'stream End::ReaderGone },
+            }
+        };
+        // Whatever ended the stream, the provider's work stops here and is never resumed;
+        // wait for it to wind down so the terminal follows its cleanup.
+        if !task_done {
+            task.abort();
+            let _ = task.await;
+        }
+        let terminal = match end {
+            End::ReaderGone => return,
+            End::Cancelled(reason) => {
+                self.emitter
+                    .frame(FrameKind::Cancelled, None, Some(("cancelled", reason)))
+            }
+            End::Failed(code, message) => {
+                self.emitter
+                    .frame(FrameKind::Failed, None, Some((code, message)))
+            }
+            End::Completed(payload) => self.emitter.frame(FrameKind::Completed, payload, None),
+        };
+        let _ = self.frames.send(terminal).await;
+    }
+
+    fn check_completed(&self, completed: Option<Value>) -> End {
+        let Some(payload) = completed else {
+            return End::Completed(None);
+        };
+        if let Err(errors) = self
+            .descriptor
+            .validate(SchemaRole::Output, &payload, self.max_errors)
+        {
+            return End::Failed(
+                "invalid_result",
+                format!("completed payload failed output_schema validation: {errors}"),
+            );
+        }
+        End::Completed(Some(payload))
+    }
+}
