@@ -139,3 +139,87 @@ fn builtins_can_be_disabled() {
     let admin = node.admin();
     assert_error(&node.get("/v1/capabilities/echo", &admin), 404, "not_found");
 }
+
+/// Reads a whole SSE response into (event, data) pairs.
+fn sse_events(text: &str) -> Vec<(String, Value)> {
+    let mut events = Vec::new();
+    let (mut event, mut data) = (String::new(), String::new());
+    for line in text.lines() {
+        if let Some(e) = line.strip_prefix("event: ") {
+            event = e.to_owned();
+        } else if let Some(d) = line.strip_prefix("data: ") {
+            data = d.to_owned();
+        } else if line.is_empty() && !event.is_empty() {
+            events.push((
+                std::mem::take(&mut event),
+                serde_json::from_str(&data).unwrap(),
+            ));
+            data.clear();
+        }
+    }
+    events
+}
+
+#[test]
+fn server_streaming_over_sse_delivers_ordered_frames_and_one_terminal() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let r = node.get("/v1/capabilities/count/versions/1.0.0", &admin);
+    let rev = r.body["revision"].as_str().unwrap().to_owned();
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let body = json!({"call_id": "s-9", "capability_id": "count", "version": "1.0.0",
+                      "descriptor_revision": rev, "payload": {"to": 4}});
+    let mut response = agent
+        .post(&format!("{}/v1/calls", node.url))
+        .header("authorization", &format!("Bearer {admin}"))
+        .header("accept", "text/event-stream")
+        .send_json(&body)
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        content_type.starts_with("text/event-stream"),
+        "{content_type}"
+    );
+    let text = response.body_mut().read_to_string().unwrap();
+    let events = sse_events(&text);
+    let kinds: Vec<&str> = events.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["started", "chunk", "chunk", "chunk", "chunk", "completed"],
+        "{text}"
+    );
+    for (i, (_, frame)) in events.iter().enumerate() {
+        assert_eq!(frame["sequence"], json!(i));
+        assert_eq!(frame["call_id"], "s-9");
+        assert_eq!(frame["direction"], "provider_to_caller");
+    }
+    assert_eq!(events[4].1["payload"], json!({"n": 4}));
+    assert_eq!(events[5].1["payload"], json!({"count": 4}));
+
+    // Guard failures are plain JSON errors, before any event.
+    let mut bad = body.clone();
+    bad["payload"] = json!({"to": 0});
+    let mut response = agent
+        .post(&format!("{}/v1/calls", node.url))
+        .header("authorization", &format!("Bearer {admin}"))
+        .header("accept", "text/event-stream")
+        .send_json(&bad)
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 422);
+    let error: Value = response.body_mut().read_json().unwrap();
+    assert_eq!(error["error"]["code"], "invalid_payload");
+    // A streaming capability is not unary-callable, and a unary one does not stream.
+    let unary = call(&node, &admin, &body);
+    assert_error(&unary, 404, "not_found");
+}
