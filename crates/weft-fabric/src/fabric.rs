@@ -339,7 +339,7 @@ impl Fabric {
     ) -> Result<Resolved, CallError> {
         // 2. Lookup.
         let (id, version) = (request.capability_id.as_str(), request.version.as_str());
-        let detail = match registry.capability_version(tenant, &id, &version) {
+        let detail = match registry.capability_version(tenant, id, version) {
             Ok(detail) if !detail.providers.is_empty() => detail,
             Ok(_) | Err(RegistryError::NotFound { .. }) => {
                 return Err(self.missing(registry, tenant, id, version));
