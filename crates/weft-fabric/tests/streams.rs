@@ -223,13 +223,12 @@ async fn an_invalid_chunk_fails_the_stream_with_invalid_frame() {
     assert_eq!(frames[2].error.as_ref().unwrap().code, "invalid_frame");
 }
 
+/// How a scripted provider's stream ends.
+type Outcome = Result<Option<Value>, ProviderError>;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn terminals_follow_the_provider_outcome() {
-    let cases: Vec<(
-        Result<Option<Value>, ProviderError>,
-        FrameKind,
-        Option<&str>,
-    )> = vec![
+    let cases: Vec<(Outcome, FrameKind, Option<&str>)> = vec![
         (Ok(Some(json!({"total": 1}))), FrameKind::Completed, None),
         (Ok(None), FrameKind::Completed, None),
         (
