@@ -248,9 +248,18 @@ impl Fabric {
                     message: errors.to_string(),
                     errors: failures_json(&errors),
                 })?;
-            provider.call(&context, payload).await.map_err(|e| match e {
-                ProviderError::Failed(message) => CallError::ProviderError(message),
-                ProviderError::Unavailable(message) => CallError::Unreachable(message),
+            provider.call(&context, payload).await.map_err(|e| {
+                // A provider that gives up because the deadline passed (as managed children
+                // do) answers for the same reason the deadline would: call it a timeout.
+                if Instant::now() >= deadline {
+                    return CallError::Timeout {
+                        seconds: timeout.as_secs_f64(),
+                    };
+                }
+                match e {
+                    ProviderError::Failed(message) => CallError::ProviderError(message),
+                    ProviderError::Unavailable(message) => CallError::Unreachable(message),
+                }
             })
         };
         let result = tokio::time::timeout_at(deadline.into(), work)

@@ -239,6 +239,7 @@ pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result
     if let Some(dir) = state.config.agents_dir.clone() {
         tokio::spawn(agents::watch(state.clone(), dir));
     }
+    let children = crate::managed::start_all(&state);
     on_ready(bound);
     tracing::info!(%bound, "weft node ready");
     // Small responses written in pieces would otherwise wait for delayed ACKs (~40 ms).
@@ -261,6 +262,7 @@ pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result
             path: bound.to_string(),
             source,
         })?;
+    crate::managed::stop_all(&children).await;
     tracing::info!("stopped; store closed");
     Ok(())
 }

@@ -41,6 +41,23 @@ pub struct FeatureConfig {
     pub params_schema: Option<toml::Value>,
 }
 
+/// A managed child provider, as written in the config file (`[[managed]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManagedEntry {
+    /// The provider id the child serves as.
+    pub id: String,
+    /// The program and its arguments.
+    pub command: Vec<String>,
+    /// Extra environment variables.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// Working directory (default: the node's).
+    pub cwd: Option<PathBuf>,
+    /// The tenant whose registry lists it (default: `default`).
+    pub tenant: Option<String>,
+}
+
 /// Everything `weft serve` needs.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -74,6 +91,8 @@ pub struct ServerConfig {
     pub max_timeout_seconds: f64,
     /// Largest call payload or result, in bytes.
     pub max_payload_bytes: usize,
+    /// Managed child providers to start.
+    pub managed: Vec<ManagedEntry>,
 }
 
 /// The config file's shape: every field optional, unknown keys refused.
@@ -111,6 +130,9 @@ pub struct ConfigFile {
     pub max_timeout_seconds: Option<f64>,
     /// See [`ServerConfig::max_payload_bytes`].
     pub max_payload_bytes: Option<usize>,
+    /// See [`ServerConfig::managed`].
+    #[serde(default)]
+    pub managed: Vec<ManagedEntry>,
 }
 
 /// Why the configuration is unusable.
@@ -192,6 +214,7 @@ impl ServerConfig {
             default_timeout_seconds: file.default_timeout_seconds.unwrap_or(30.0),
             max_timeout_seconds: file.max_timeout_seconds.unwrap_or(300.0),
             max_payload_bytes: file.max_payload_bytes.unwrap_or(1024 * 1024),
+            managed: file.managed,
         };
         config.validate()?;
         Ok(config)
@@ -235,6 +258,25 @@ impl ServerConfig {
         }
         if self.max_payload_bytes < 2 {
             return invalid("max_payload_bytes", "must be at least 2");
+        }
+        for entry in &self.managed {
+            if weft_registry::ProviderId::parse(&entry.id).is_err() || entry.command.is_empty() {
+                return invalid(
+                    "managed",
+                    &format!(
+                        "entry {:?} needs a valid provider id and a non-empty command",
+                        entry.id
+                    ),
+                );
+            }
+            if let Some(tenant) = &entry.tenant
+                && weft_registry::TenantId::parse(tenant).is_err()
+            {
+                return invalid(
+                    "managed",
+                    &format!("entry {:?}: invalid tenant {tenant:?}", entry.id),
+                );
+            }
         }
         Ok(())
     }

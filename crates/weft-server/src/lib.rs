@@ -18,6 +18,7 @@ pub mod extract;
 pub mod features;
 pub mod idempotency;
 pub mod layers;
+pub mod managed;
 pub mod openapi;
 pub mod routes;
 pub mod state;
