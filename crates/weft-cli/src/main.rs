@@ -58,6 +58,19 @@ enum Command {
     ///
     /// Prints `id@version  revision  new|revised|unchanged` for each descriptor.
     Publish(remote::publish::PublishArgs),
+    /// Call a capability: pin its revision, send the payload, print the result.
+    ///
+    /// ID@VERSION names an exact version; ID@REQUIREMENT (like echo@^1) calls the highest
+    /// version a provider serves that matches, and says which on stderr. Without
+    /// --revision the current revision is read first and printed on stderr as
+    /// `weft: pinned ID@VERSION at REVISION`; with it, the revision is sent as is and a
+    /// stale one fails with revision_mismatch and the current revision.
+    ///
+    /// Prints the result as JSON, or with --json the whole API answer. Failures print
+    /// `weft: CODE: MESSAGE (request ID)` (for invalid_payload, then `  at POINTER: MESSAGE`
+    /// per error) and exit 1; input that is not JSON is invalid_json and nothing is sent.
+    /// A malformed ID@VERSION is a usage error (exit 2).
+    Call(remote::call::CallArgs),
     /// List the nodes: `NODE  STATUS  LAST_SEEN  PROVIDERS  TAGS`.
     Nodes(remote::discover::NodesArgs),
     /// API tokens: create, list, revoke (admin scope).
@@ -80,6 +93,7 @@ fn main() -> ExitCode {
         Command::Show(args) => remote::discover::run_show(&args),
         Command::Publish(args) => remote::publish::run(&args),
         Command::Nodes(args) => remote::discover::run_nodes(&args),
+        Command::Call(args) => remote::call::run(&args),
         Command::Token(command) => remote::admin::run_token(&command),
         Command::Tenant(command) => remote::admin::run_tenant(&command),
     };

@@ -90,20 +90,33 @@ pub struct Client {
     token: String,
 }
 
+fn agent(limit: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_connect(Some(CONNECT_TIMEOUT))
+        .timeout_global(Some(limit))
+        .user_agent(concat!("weft/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into()
+}
+
 impl Client {
     /// A client for the node at `base` (`http://host:port`, no trailing slash).
     pub fn new(base: String, token: String) -> Client {
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            .timeout_global(Some(CALL_TIMEOUT))
-            .user_agent(concat!("weft/", env!("CARGO_PKG_VERSION")))
-            .build();
         Client {
-            agent: config.into(),
+            agent: agent(CALL_TIMEOUT),
             base,
             token,
+        }
+    }
+
+    /// The same client, waiting at most `limit` for each answer (for calls whose deadline
+    /// is longer than the default).
+    pub fn with_timeout(self, limit: Duration) -> Client {
+        Client {
+            agent: agent(limit),
+            ..self
         }
     }
 

@@ -4,6 +4,7 @@
 //! `weft: CODE: MESSAGE (request ID)` and make the command exit 1.
 
 pub mod admin;
+pub mod call;
 pub mod client;
 pub mod discover;
 pub mod publish;
