@@ -13,4 +13,6 @@ pub mod stream;
 
 pub use error::CallError;
 pub use fabric::{CallRequest, CallResponse, Fabric, FabricOptions};
-pub use stream::{Direction, Frame, FrameError, FrameKind, StreamCall};
+pub use stream::{
+    Direction, Frame, FrameError, FrameKind, Frames, InputHandle, Stopper, StreamCall,
+};

@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use weft_contract::{Descriptor, IoMode, QualifiedId, SchemaRole};
-use weft_provider::{CallContext, ChunkSink, ProviderError, SharedProvider};
+use weft_provider::{CallContext, ChunkSink, ChunkSource, ProviderError, SharedProvider};
 use weft_registry::{Registry, TenantId};
 
 use crate::error::CallError;
@@ -90,6 +90,15 @@ impl Frame {
     }
 }
 
+/// Why the stream must stop early.
+#[derive(Debug, Clone)]
+enum Stop {
+    /// The caller cancelled (or went away).
+    Cancel(String),
+    /// The caller broke the contract (for example an invalid chunk).
+    Fail(&'static str, String),
+}
+
 /// An open stream, as a transport sees it.
 pub struct StreamCall {
     /// The call id.
@@ -100,27 +109,100 @@ pub struct StreamCall {
     pub provider_id: String,
     /// Where.
     pub node_id: String,
-    frames: mpsc::Receiver<Frame>,
-    cancel: Option<oneshot::Sender<String>>,
+    frames: Frames,
+    input: Option<InputHandle>,
+    stopper: Stopper,
 }
 
 impl StreamCall {
     /// The next provider → caller frame; `None` after the terminal.
     pub async fn next(&mut self) -> Option<Frame> {
-        self.frames.recv().await
+        self.frames.next().await
     }
 
     /// Cancels the call; the stream then ends with one `cancelled` terminal.
     pub fn cancel(&mut self, reason: &str) {
-        if let Some(cancel) = self.cancel.take() {
-            let _ = cancel.send(reason.to_owned());
+        self.stopper.cancel(reason);
+    }
+
+    /// Splits the stream so a transport can read frames, send input and stop it from
+    /// different places. Dropping the [`Stopper`] cancels the call.
+    pub fn split(self) -> (Frames, Option<InputHandle>, Stopper) {
+        (self.frames, self.input, self.stopper)
+    }
+}
+
+/// The provider → caller frames of a stream.
+pub struct Frames {
+    receiver: mpsc::Receiver<Frame>,
+}
+
+impl Frames {
+    /// The next frame; `None` after the terminal.
+    pub async fn next(&mut self) -> Option<Frame> {
+        self.receiver.recv().await
+    }
+}
+
+/// Ends a stream early. Dropping it cancels the call (the caller went away).
+pub struct Stopper {
+    stop: Option<oneshot::Sender<Stop>>,
+}
+
+impl Stopper {
+    /// Cancels: the stream ends with one `cancelled` terminal carrying `reason`.
+    pub fn cancel(&mut self, reason: &str) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(Stop::Cancel(reason.to_owned()));
+        }
+    }
+
+    /// Fails the call because the caller broke the contract: one `failed` terminal.
+    pub fn fail(&mut self, code: &'static str, message: String) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(Stop::Fail(code, message));
         }
     }
 }
 
-impl Drop for StreamCall {
+impl Drop for Stopper {
     fn drop(&mut self) {
         self.cancel("the caller went away");
+    }
+}
+
+/// The caller → provider side of a client-streaming or bidirectional call.
+pub struct InputHandle {
+    sender: Option<mpsc::Sender<Value>>,
+    descriptor: Arc<Descriptor>,
+    limit: usize,
+    max_errors: usize,
+}
+
+impl InputHandle {
+    /// Checks one caller chunk against the size limit and `input_chunk_schema`.
+    pub fn check(&self, chunk: &Value) -> Result<(), String> {
+        let size = serde_json::to_vec(chunk).map_or(usize::MAX, |b| b.len());
+        if size > self.limit {
+            return Err(format!(
+                "a chunk of {size} bytes exceeds the limit of {}",
+                self.limit
+            ));
+        }
+        self.descriptor
+            .validate(SchemaRole::InputChunk, chunk, self.max_errors)
+            .map_err(|e| format!("chunk failed input_chunk_schema validation: {e}"))
+    }
+
+    /// The bounded queue toward the provider (`None` after half-close). Reserve a slot
+    /// before sending so a transport can keep forwarding output while the provider is slow.
+    pub fn sender(&self) -> Option<&mpsc::Sender<Value>> {
+        self.sender.as_ref()
+    }
+
+    /// Half-closes input: the provider's chunk source ends; output keeps flowing.
+    pub fn half_close(&mut self) {
+        self.sender = None;
     }
 }
 
@@ -167,13 +249,6 @@ impl Fabric {
         let deadline = started + timeout;
         let resolved = self.resolve(registry, tenant, &request, Mode::Stream)?;
         let descriptor = resolved.descriptor;
-        if descriptor.io_mode() != IoMode::ServerStreaming {
-            return Err(CallError::InvalidRequest(format!(
-                "{} is {}: caller chunks need the WebSocket transport, which this build does not serve yet",
-                descriptor.qualified_id(),
-                descriptor.io_mode()
-            )));
-        }
         let permit = self
             .stream_admission
             .clone()
@@ -205,6 +280,18 @@ impl Fabric {
             })?;
         let (frames_tx, frames_rx) = mpsc::channel(self.options().stream_queue);
         let (cancel_tx, cancel_rx) = oneshot::channel();
+        let (input, source) = if descriptor.io_mode().has_input_chunks() {
+            let (tx, rx) = mpsc::channel(self.options().stream_queue);
+            let handle = InputHandle {
+                sender: Some(tx),
+                descriptor: descriptor.clone(),
+                limit,
+                max_errors: self.options().max_validation_errors,
+            };
+            (Some(handle), Some(ChunkSource::new(rx)))
+        } else {
+            (None, None)
+        };
         let run = Run {
             emitter: Emitter {
                 call_id: call_id.clone(),
@@ -225,15 +312,20 @@ impl Fabric {
         };
         tokio::spawn(async move {
             let _slot = permit;
-            run.run(payload, cancel_rx).await;
+            run.run(payload, source, cancel_rx).await;
         });
         Ok(StreamCall {
             call_id,
             descriptor,
             provider_id: resolved.provider_id.to_string(),
             node_id: resolved.node_id.to_string(),
-            frames: frames_rx,
-            cancel: Some(cancel_tx),
+            frames: Frames {
+                receiver: frames_rx,
+            },
+            input,
+            stopper: Stopper {
+                stop: Some(cancel_tx),
+            },
         })
     }
 }
@@ -248,6 +340,14 @@ struct Run {
     queue: usize,
     limit: usize,
     max_errors: usize,
+}
+
+fn stopped(stop: Result<Stop, oneshot::error::RecvError>) -> End {
+    match stop {
+        Ok(Stop::Cancel(reason)) => End::Cancelled(reason),
+        Ok(Stop::Fail(code, message)) => End::Failed(code, message),
+        Err(_) => End::Cancelled("the caller went away".into()),
+    }
 }
 
 /// How the stream ended, before it becomes a terminal frame.
@@ -273,7 +373,12 @@ impl Run {
             .map_err(|e| format!("chunk failed output_chunk_schema validation: {e}"))
     }
 
-    async fn run(mut self, payload: Value, mut cancel: oneshot::Receiver<String>) {
+    async fn run(
+        mut self,
+        payload: Value,
+        source: Option<ChunkSource>,
+        mut cancel: oneshot::Receiver<Stop>,
+    ) {
         let started = self.emitter.frame(FrameKind::Started, None, None);
         if self.frames.send(started).await.is_err() {
             return;
@@ -283,7 +388,7 @@ impl Run {
         let context = self.context.clone();
         let mut task = tokio::spawn(async move {
             provider
-                .stream(&context, payload, None, ChunkSink::new(sink_tx))
+                .stream(&context, payload, source, ChunkSink::new(sink_tx))
                 .await
         });
         let sleep = tokio::time::sleep_until(self.context.deadline.into());
@@ -293,7 +398,7 @@ impl Run {
         let end = 'stream: loop {
             let chunk = tokio::select! {
                 biased;
-                reason = &mut cancel => break 'stream End::Cancelled(reason.unwrap_or_else(|_| "the caller went away".into())),
+                stop = &mut cancel => break 'stream stopped(stop),
                 () = &mut sleep => break 'stream End::Failed("timeout", timeout_message()),
                 chunk = sink_rx.recv() => chunk,
             };
@@ -301,7 +406,7 @@ impl Run {
                 // The provider dropped its sink: it finished (or is finishing).
                 let joined = tokio::select! {
                     biased;
-                    reason = &mut cancel => break 'stream End::Cancelled(reason.unwrap_or_else(|_| "the caller went away".into())),
+                    stop = &mut cancel => break 'stream stopped(stop),
                     () = &mut sleep => break 'stream End::Failed("timeout", timeout_message()),
                     joined = &mut task => joined,
                 };
@@ -322,7 +427,7 @@ impl Run {
             // Wait for the reader (flow control), but stay responsive to cancel and deadline.
             tokio::select! {
                 biased;
-                reason = &mut cancel => break 'stream End::Cancelled(reason.unwrap_or_else(|_| "the caller went away".into())),
+                stop = &mut cancel => break 'stream stopped(stop),
                 () = &mut sleep => break 'stream End::Failed("timeout", timeout_message()),
                 sent = self.frames.send(frame) => if sent.is_err() { break 'stream End::ReaderGone },
             }
@@ -349,8 +454,16 @@ impl Run {
     }
 
     fn check_completed(&self, completed: Option<Value>) -> End {
-        let Some(payload) = completed else {
-            return End::Completed(None);
+        // A client-streaming call's result is its completed payload: an absent one is
+        // checked as `{}`, so a schema that requires fields refuses it.
+        let payload = match completed {
+            Some(payload) => payload,
+            None if self.descriptor.io_mode() == IoMode::ClientStreaming
+                && self.descriptor.has_schema(SchemaRole::Output) =>
+            {
+                Value::Object(serde_json::Map::new())
+            }
+            None => return End::Completed(None),
         };
         if let Err(errors) = self
             .descriptor

@@ -13,7 +13,7 @@ use axum::{Json, Router, middleware};
 use thiserror::Error;
 use tower_http::trace::TraceLayer;
 use weft_contract::Limits;
-use weft_fabric::builtin::{BUILTIN_PROVIDER, Builtins, Count, Echo};
+use weft_fabric::builtin::{BUILTIN_PROVIDER, Builtins};
 use weft_fabric::{Fabric, FabricOptions};
 use weft_provider::Provider;
 use weft_registry::{
@@ -77,6 +77,7 @@ fn api_routes(state: AppState) -> Router<AppState> {
         .route("/v1/agents/{name}", get(routes::agents::get_agent))
         .route("/v1/events", get(routes::events::events))
         .route("/v1/calls", post(routes::calls::call))
+        .route("/v1/streams", get(routes::streams::streams))
         .route(
             "/v1/tokens",
             post(routes::admin::create_token).get(routes::admin::list_tokens),
@@ -181,23 +182,20 @@ fn build_fabric(config: &ServerConfig, registry: &Registry) -> Result<Fabric, Se
     options.max_payload_bytes = config.max_payload_bytes;
     let fabric = Fabric::new(options);
     if config.builtins {
-        let echo = Echo::new().map_err(|e| invalid("builtins", e.to_string()))?;
+        let builtins = Builtins::new().map_err(|e| invalid("builtins", e.to_string()))?;
         let provider_id =
             ProviderId::parse(BUILTIN_PROVIDER).map_err(|e| invalid("builtins", e.to_string()))?;
         let tenant = TenantId::default_tenant();
-        let count = Count::new().map_err(|e| invalid("builtins", e.to_string()))?;
-        let mut descriptors = echo.descriptors();
-        descriptors.extend(count.descriptors());
         registry.register_provider(
             &tenant,
             provider_id.clone(),
             ProviderRegistration {
                 node_id,
                 transport: None,
-                descriptors,
+                descriptors: builtins.descriptors(),
             },
         )?;
-        fabric.attach(tenant, provider_id, Arc::new(Builtins { echo, count }));
+        fabric.attach(tenant, provider_id, Arc::new(builtins));
     }
     Ok(fabric)
 }

@@ -36,6 +36,7 @@ impl Modify for BearerAuth {
         routes::agents::get_agent,
         routes::events::events,
         routes::calls::call,
+        routes::streams::streams,
         routes::admin::create_token,
         routes::admin::list_tokens,
         routes::admin::revoke_token,

@@ -8,6 +8,7 @@ pub mod events;
 pub mod health;
 pub mod nodes;
 pub mod providers;
+pub mod streams;
 
 use serde::Serialize;
 use utoipa::ToSchema;

@@ -1,0 +1,227 @@
+//! `GET /v1/streams`: every streaming mode over a real WebSocket against the built-ins —
+//! lifecycle order, half-close keeping output flowing, invalid caller frames failing only
+//! that call, cancellation, and guard failures before any frame.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod harness;
+
+use std::net::TcpStream;
+use std::time::Duration;
+
+use harness::{Node, tempdir};
+use serde_json::{Value, json};
+use tungstenite::client::IntoClientRequest;
+use tungstenite::{Message, WebSocket};
+
+type Socket = WebSocket<TcpStream>;
+
+fn connect(node: &Node, token: &str) -> Socket {
+    let url = node.url.replacen("http://", "ws://", 1) + "/v1/streams";
+    let mut request = url.as_str().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let host = node.url.trim_start_matches("http://").to_owned();
+    let stream = TcpStream::connect(host).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let (socket, response) = tungstenite::client(request, stream).unwrap();
+    assert_eq!(response.status().as_u16(), 101);
+    socket
+}
+
+fn send(socket: &mut Socket, value: Value) {
+    socket
+        .send(Message::Text(value.to_string().into()))
+        .unwrap();
+}
+
+/// Reads frames until the terminal (or an error message / close).
+fn read_all(socket: &mut Socket) -> Vec<Value> {
+    let mut out = Vec::new();
+    loop {
+        match socket.read() {
+            Ok(Message::Text(text)) => {
+                let v: Value = serde_json::from_str(&text).unwrap();
+                let done = v.get("error").is_some() && v.get("kind").is_none()
+                    || ["completed", "failed", "cancelled"]
+                        .contains(&v["kind"].as_str().unwrap_or(""));
+                out.push(v);
+                if done {
+                    return out;
+                }
+            }
+            Ok(Message::Close(_)) | Err(_) => return out,
+            Ok(_) => {}
+        }
+    }
+}
+
+fn envelope(node: &Node, token: &str, id: &str, payload: Value) -> Value {
+    let r = node.get(&format!("/v1/capabilities/{id}/versions/1.0.0"), token);
+    json!({"call_id": format!("ws-{id}"), "capability_id": id, "version": "1.0.0",
+           "descriptor_revision": r.body["revision"], "payload": payload})
+}
+
+fn kinds(frames: &[Value]) -> Vec<&str> {
+    frames
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap_or("error"))
+        .collect()
+}
+
+fn assert_sequenced(frames: &[Value]) {
+    for (i, f) in frames.iter().enumerate() {
+        assert_eq!(f["sequence"], json!(i), "{frames:?}");
+        assert_eq!(f["direction"], "provider_to_caller");
+    }
+}
+
+#[test]
+fn server_streaming_over_websocket() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let mut ws = connect(&node, &admin);
+    send(&mut ws, envelope(&node, &admin, "count", json!({"to": 3})));
+    let frames = read_all(&mut ws);
+    assert_eq!(
+        kinds(&frames),
+        ["started", "chunk", "chunk", "chunk", "completed"]
+    );
+    assert_sequenced(&frames);
+    assert_eq!(frames[4]["payload"], json!({"count": 3}));
+}
+
+#[test]
+fn client_streaming_sums_until_half_close() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let mut ws = connect(&node, &admin);
+    send(&mut ws, envelope(&node, &admin, "sum", json!({})));
+    for (i, v) in [1.5, 2.5, 6.0].iter().enumerate() {
+        send(
+            &mut ws,
+            json!({"kind": "chunk", "sequence": i + 1, "payload": {"value": v}}),
+        );
+    }
+    send(&mut ws, json!({"kind": "completed", "sequence": 4}));
+    let frames = read_all(&mut ws);
+    assert_eq!(kinds(&frames), ["started", "completed"]);
+    assert_sequenced(&frames);
+    assert_eq!(frames[1]["payload"], json!({"sum": 10.0, "count": 3}));
+}
+
+#[test]
+fn bidirectional_answers_each_chunk_and_half_close_keeps_output_flowing() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let mut ws = connect(&node, &admin);
+    send(&mut ws, envelope(&node, &admin, "upper", json!({})));
+    send(
+        &mut ws,
+        json!({"kind": "chunk", "sequence": 1, "payload": {"text": "ab"}}),
+    );
+    send(
+        &mut ws,
+        json!({"kind": "chunk", "sequence": 2, "payload": {"text": "cd"}}),
+    );
+    send(&mut ws, json!({"kind": "completed", "sequence": 3}));
+    let frames = read_all(&mut ws);
+    assert_eq!(kinds(&frames), ["started", "chunk", "chunk", "completed"]);
+    assert_sequenced(&frames);
+    assert_eq!(frames[1]["payload"], json!({"text": "AB"}));
+    assert_eq!(frames[2]["payload"], json!({"text": "CD"}));
+    assert_eq!(frames[3]["payload"], json!({"chunks": 2}));
+}
+
+#[test]
+fn a_bad_caller_frame_fails_only_that_call() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let cases = [
+        json!({"kind": "chunk", "sequence": 1, "payload": {"value": "not a number"}}),
+        json!({"kind": "chunk", "sequence": 7, "payload": {"value": 1}}),
+        json!({"kind": "completed", "sequence": 1, "payload": {"value": 1}}),
+        json!({"kind": "started", "sequence": 1}),
+    ];
+    for bad in cases {
+        let mut ws = connect(&node, &admin);
+        send(&mut ws, envelope(&node, &admin, "sum", json!({})));
+        send(&mut ws, bad.clone());
+        let frames = read_all(&mut ws);
+        let last = frames.last().unwrap();
+        assert_eq!(last["kind"], "failed", "{bad}: {frames:?}");
+        assert_eq!(last["error"]["code"], "invalid_frame", "{bad}");
+    }
+    // The node still serves other calls.
+    let mut ws = connect(&node, &admin);
+    send(&mut ws, envelope(&node, &admin, "count", json!({"to": 1})));
+    assert_eq!(kinds(&read_all(&mut ws)).last(), Some(&"completed"));
+}
+
+#[test]
+fn cancelling_ends_with_one_cancelled_terminal() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let mut ws = connect(&node, &admin);
+    send(
+        &mut ws,
+        envelope(&node, &admin, "count", json!({"to": 1000, "delay_ms": 20})),
+    );
+    let first = ws.read().unwrap();
+    assert!(first.to_text().unwrap().contains("\"started\""));
+    send(&mut ws, json!({"kind": "cancelled"}));
+    let frames = read_all(&mut ws);
+    let last = frames.last().unwrap();
+    assert_eq!(last["kind"], "cancelled", "{frames:?}");
+    assert_eq!(
+        frames
+            .iter()
+            .filter(|f| ["completed", "failed", "cancelled"].contains(&f["kind"].as_str().unwrap()))
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn guard_failures_answer_with_an_error_message_before_any_frame() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let mut ws = connect(&node, &admin);
+    let mut bad = envelope(&node, &admin, "count", json!({"to": 1}));
+    bad["descriptor_revision"] =
+        json!("sha256:3333333333333333333333333333333333333333333333333333333333333333");
+    send(&mut ws, bad);
+    let frames = read_all(&mut ws);
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0]["error"]["code"], "revision_mismatch");
+    assert!(frames[0]["error"]["details"]["current_revision"].is_string());
+    // A unary capability is not a stream.
+    let mut ws = connect(&node, &admin);
+    send(
+        &mut ws,
+        envelope(&node, &admin, "echo", json!({"text": "x"})),
+    );
+    assert_eq!(read_all(&mut ws)[0]["error"]["code"], "not_found");
+    // Without the call scope the upgrade itself is refused.
+    let reader = node.token(&admin, None, &["capabilities:read"]);
+    let url = node.url.replacen("http://", "ws://", 1) + "/v1/streams";
+    let mut request = url.as_str().into_client_request().unwrap();
+    request
+        .headers_mut()
+        .insert("authorization", format!("Bearer {reader}").parse().unwrap());
+    let stream = TcpStream::connect(node.url.trim_start_matches("http://")).unwrap();
+    match tungstenite::client(request, stream) {
+        Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(response))) => {
+            assert_eq!(response.status().as_u16(), 403);
+        }
+        other => panic!("expected a 403, got {:?}", other.map(|(_, r)| r.status())),
+    }
+}
