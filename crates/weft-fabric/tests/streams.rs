@@ -359,3 +359,64 @@ async fn stream_slots_are_bounded() {
     );
     assert!(w.open("count", &rev, json!({"to": 1}), None).await.is_ok());
 }
+
+/// A client-streaming provider that reads every chunk and completes with nothing.
+struct Silent {
+    descriptor: Descriptor,
+}
+
+impl Provider for Silent {
+    fn descriptors(&self) -> Vec<Descriptor> {
+        vec![self.descriptor.clone()]
+    }
+    fn call<'a>(
+        &'a self,
+        _: &'a CallContext,
+        _: Value,
+    ) -> BoxFuture<'a, Result<Value, ProviderError>> {
+        async { Err(ProviderError::Failed("no".into())) }.boxed()
+    }
+    fn stream<'a>(
+        &'a self,
+        _: &'a CallContext,
+        _: Value,
+        input: Option<ChunkSource>,
+        _: ChunkSink,
+    ) -> BoxFuture<'a, Result<Option<Value>, ProviderError>> {
+        async move {
+            let mut input = input.unwrap();
+            while input.next().await.is_some() {}
+            Ok(None)
+        }
+        .boxed()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_streaming_without_a_required_result_is_invalid_result() {
+    let w = world(|_| {});
+    let descriptor = Descriptor::from_value(
+        &json!({"id": "silent", "version": "1.0.0", "title": "s", "description": "s",
+                "io_mode": "client_streaming", "input_schema": {"type": "object"},
+                "input_chunk_schema": {"type": "object"},
+                "output_schema": {"type": "object", "required": ["total"]}}),
+        &Limits::default(),
+    )
+    .unwrap();
+    let rev = w.serve("silent", Arc::new(Silent { descriptor }));
+    let stream = w.open("silent", &rev, json!({}), None).await.unwrap();
+    let (mut frames, input, _stopper) = stream.split();
+    let mut input = input.expect("client streaming has an input side");
+    input.sender().unwrap().send(json!({"x": 1})).await.unwrap();
+    input.half_close();
+    let mut all = Vec::new();
+    while let Some(f) = tokio::time::timeout(Duration::from_secs(5), frames.next())
+        .await
+        .unwrap()
+    {
+        all.push(f);
+    }
+    let last = all.last().unwrap();
+    assert_eq!(last.kind, FrameKind::Failed);
+    assert_eq!(last.error.as_ref().unwrap().code, "invalid_result");
+}
