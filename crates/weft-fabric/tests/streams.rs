@@ -420,3 +420,23 @@ async fn client_streaming_without_a_required_result_is_invalid_result() {
     assert_eq!(last.kind, FrameKind::Failed);
     assert_eq!(last.error.as_ref().unwrap().code, "invalid_result");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_racing_the_open_still_yields_started_first() {
+    let w = world(|_| {});
+    let rev = w.serve("builtin", Arc::new(Count::new().unwrap()));
+    for _ in 0..20 {
+        let mut stream = w
+            .open("count", &rev, json!({"to": 1000, "delay_ms": 10}), None)
+            .await
+            .unwrap();
+        // Cancel before reading anything.
+        stream.cancel("changed my mind");
+        let frames = collect(stream).await;
+        assert_eq!(frames[0].kind, FrameKind::Started, "{frames:?}");
+        assert_eq!(frames.last().unwrap().kind, FrameKind::Cancelled);
+        assert_eq!(frames.iter().filter(|f| f.is_terminal()).count(), 1);
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(w.fabric.active_streams(), 0);
+}
