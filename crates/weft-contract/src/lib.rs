@@ -10,6 +10,7 @@
 //! It has no async runtime, performs no I/O (callers hand it text and values) and knows
 //! nothing of HTTP. Every other weft crate depends on it; it depends on none of them.
 
+mod checker;
 pub mod descriptor;
 pub mod error;
 pub mod file;
