@@ -27,6 +27,7 @@ use weft_contract::{IoMode, QualifiedId, SchemaRole};
 use weft_provider::{CallContext, ProviderError, SharedProvider};
 use weft_registry::{NodeId, ProviderId, Registry, RegistryError, TenantId};
 
+use crate::diagnostics::{CallProbe, Diagnostics};
 use crate::error::CallError;
 
 /// Tunables of the call path.
@@ -135,6 +136,7 @@ pub struct Fabric {
     admission: Arc<Semaphore>,
     pub(crate) stream_admission: Arc<Semaphore>,
     providers: RwLock<HashMap<(TenantId, ProviderId), SharedProvider>>,
+    diagnostics: Diagnostics,
 }
 
 fn mint_call_id() -> String {
@@ -156,6 +158,7 @@ impl Fabric {
         Self {
             admission: Arc::new(Semaphore::new(options.max_concurrent_calls)),
             stream_admission: Arc::new(Semaphore::new(options.max_concurrent_streams)),
+            diagnostics: Diagnostics::new(&options),
             options,
             providers: RwLock::new(HashMap::new()),
         }
@@ -164,6 +167,11 @@ impl Fabric {
     /// The options.
     pub fn options(&self) -> &FabricOptions {
         &self.options
+    }
+
+    /// The node's call and stream counters.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        &self.diagnostics
     }
 
     /// Makes `provider` callable as `provider_id` for `tenant` on this node. (Registering
@@ -193,18 +201,40 @@ impl Fabric {
             .cloned()
     }
 
-    /// Runs one unary call for `tenant` through every guard.
+    /// Runs one unary call for `tenant` through every guard, counting its outcome in
+    /// [`Fabric::diagnostics`].
     pub async fn call(
         &self,
         registry: &Registry,
         tenant: &TenantId,
         request: CallRequest,
     ) -> Result<CallResponse, CallError> {
+        // Set once admitted; dropped unfinished if the caller goes away first (`cancelled`).
+        let mut probe = None;
+        let outcome = self
+            .guarded_call(registry, tenant, request, &mut probe)
+            .await;
+        if let Some(probe) = probe {
+            probe.finish(outcome.as_ref().map(|_| ()).map_err(CallError::code));
+        }
+        outcome
+    }
+
+    async fn guarded_call(
+        &self,
+        registry: &Registry,
+        tenant: &TenantId,
+        request: CallRequest,
+        probe: &mut Option<CallProbe>,
+    ) -> Result<CallResponse, CallError> {
         let started = Instant::now();
+        let reject = |e| self.reject_call(registry, tenant, &request, e);
         // 1. Envelope.
-        let (timeout, call_id) = self.check_envelope(&request)?;
+        let (timeout, call_id) = self.check_envelope(&request).map_err(reject)?;
         let deadline = started + timeout;
-        let resolved = self.resolve(registry, tenant, &request, Mode::Unary)?;
+        let resolved = self
+            .resolve(registry, tenant, &request, Mode::Unary)
+            .map_err(reject)?;
         let (descriptor, provider_id, node_id, provider) = (
             resolved.descriptor,
             resolved.provider_id,
@@ -213,13 +243,15 @@ impl Fabric {
         );
         let (id, version) = (request.capability_id, request.version);
         // 5. Admission.
-        let permit =
-            self.admission
-                .clone()
-                .try_acquire_owned()
-                .map_err(|_| CallError::Overloaded {
-                    limit: self.options.max_concurrent_calls,
-                })?;
+        let qualified = descriptor.qualified_id();
+        let permit = self.admission.clone().try_acquire_owned().map_err(|_| {
+            self.diagnostics
+                .call_rejected(Some(&qualified), "overloaded");
+            CallError::Overloaded {
+                limit: self.options.max_concurrent_calls,
+            }
+        })?;
+        *probe = Some(self.diagnostics.call_admitted(&qualified, started));
         // 6. Inside the deadline.
         let context = CallContext {
             call_id: call_id.clone(),

@@ -7,10 +7,13 @@
 //! server maps [`CallError::code`] onto statuses.
 
 pub mod builtin;
+pub mod diagnostics;
 pub mod error;
 pub mod fabric;
+pub mod frame;
 pub mod stream;
 
+pub use diagnostics::{Diagnostics, StreamEnd, StreamProbe};
 pub use error::CallError;
 pub use fabric::{CallRequest, CallResponse, Fabric, FabricOptions};
 pub use stream::{

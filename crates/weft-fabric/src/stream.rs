@@ -16,79 +16,17 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use weft_contract::{Descriptor, IoMode, QualifiedId, SchemaRole};
 use weft_provider::{CallContext, ChunkSink, ChunkSource, ProviderError, SharedProvider};
 use weft_registry::{Registry, TenantId};
 
+use crate::diagnostics::{StreamEnd, StreamProbe};
 use crate::error::CallError;
 use crate::fabric::{CallRequest, Fabric, Mode};
-
-/// Which way a frame travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// From the caller to the provider.
-    CallerToProvider,
-    /// From the provider to the caller.
-    ProviderToCaller,
-}
-
-/// What a frame is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FrameKind {
-    /// Sequence 0: the stream is open.
-    Started,
-    /// One chunk of data.
-    Chunk,
-    /// Terminal: success, with an optional final payload.
-    Completed,
-    /// Terminal: failure, with an error.
-    Failed,
-    /// Terminal: cancelled by the caller.
-    Cancelled,
-}
-
-/// A terminal frame's error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FrameError {
-    /// Stable code (`provider_error`, `invalid_frame`, `invalid_result`, `timeout`, …).
-    pub code: String,
-    /// What happened.
-    pub message: String,
-}
-
-/// One frame of a stream.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Frame {
-    /// The call.
-    pub call_id: String,
-    /// Which way it travels.
-    pub direction: Direction,
-    /// Contiguous per direction, from 0.
-    pub sequence: u64,
-    /// What it is.
-    pub kind: FrameKind,
-    /// Chunk or completed payload.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub payload: Option<Value>,
-    /// Failure details.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<FrameError>,
-}
-
-impl Frame {
-    /// Whether this frame ends its direction.
-    pub fn is_terminal(&self) -> bool {
-        matches!(
-            self.kind,
-            FrameKind::Completed | FrameKind::Failed | FrameKind::Cancelled
-        )
-    }
-}
+use crate::frame::Emitter;
+pub use crate::frame::{Direction, Frame, FrameError, FrameKind};
 
 /// Why the stream must stop early.
 #[derive(Debug, Clone)]
@@ -177,10 +115,12 @@ pub struct InputHandle {
     descriptor: Arc<Descriptor>,
     limit: usize,
     max_errors: usize,
+    probe: Arc<StreamProbe>,
 }
 
 impl InputHandle {
-    /// Checks one caller chunk against the size limit and `input_chunk_schema`.
+    /// Checks one caller chunk against the size limit and `input_chunk_schema`; a chunk
+    /// that passes is counted as a frame in.
     pub fn check(&self, chunk: &Value) -> Result<(), String> {
         let size = serde_json::to_vec(chunk).map_or(usize::MAX, |b| b.len());
         if size > self.limit {
@@ -191,7 +131,10 @@ impl InputHandle {
         }
         self.descriptor
             .validate(SchemaRole::InputChunk, chunk, self.max_errors)
-            .map_err(|e| format!("chunk failed input_chunk_schema validation: {e}"))
+            .map_err(|e| format!("chunk failed input_chunk_schema validation: {e}"))?;
+        // Counted as a frame in once it passed; the transport queues it next.
+        self.probe.frame_in(size);
+        Ok(())
     }
 
     /// The bounded queue toward the provider (`None` after half-close). Reserve a slot
@@ -206,35 +149,6 @@ impl InputHandle {
     }
 }
 
-/// Numbers frames of the provider → caller direction.
-struct Emitter {
-    call_id: String,
-    next: u64,
-}
-
-impl Emitter {
-    fn frame(
-        &mut self,
-        kind: FrameKind,
-        payload: Option<Value>,
-        error: Option<(&str, String)>,
-    ) -> Frame {
-        let frame = Frame {
-            call_id: self.call_id.clone(),
-            direction: Direction::ProviderToCaller,
-            sequence: self.next,
-            kind,
-            payload,
-            error: error.map(|(code, message)| FrameError {
-                code: code.to_owned(),
-                message,
-            }),
-        };
-        self.next += 1;
-        frame
-    }
-}
-
 impl Fabric {
     /// Opens a streaming call through the same guards as a unary one (stream slots are
     /// admitted separately). Guard failures are returned before any frame exists.
@@ -245,39 +159,35 @@ impl Fabric {
         request: CallRequest,
     ) -> Result<StreamCall, CallError> {
         let started = Instant::now();
-        let (timeout, call_id) = self.check_envelope(&request)?;
+        let (timeout, call_id) = self
+            .check_envelope(&request)
+            .map_err(|e| self.reject_stream(registry, tenant, &request, e))?;
         let deadline = started + timeout;
-        let resolved = self.resolve(registry, tenant, &request, Mode::Stream)?;
+        let resolved = self
+            .resolve(registry, tenant, &request, Mode::Stream)
+            .map_err(|e| self.reject_stream(registry, tenant, &request, e))?;
         let descriptor = resolved.descriptor;
+        let qualified = descriptor.qualified_id();
         let permit = self
             .stream_admission
             .clone()
             .try_acquire_owned()
-            .map_err(|_| CallError::Overloaded {
-                limit: self.options().max_concurrent_streams,
+            .map_err(|_| {
+                self.diagnostics()
+                    .stream_rejected(Some(&qualified), "overloaded");
+                CallError::Overloaded {
+                    limit: self.options().max_concurrent_streams,
+                }
             })?;
+        let probe = Arc::new(self.diagnostics().stream_admitted(&qualified, started));
         let limit = self.options().max_payload_bytes;
-        let raw = request.payload.get();
-        if raw.len() > limit {
-            return Err(CallError::PayloadTooLarge {
-                bytes: raw.len(),
-                limit,
-            });
-        }
-        let payload: Value = serde_json::from_str(raw).map_err(|e| CallError::InvalidPayload {
-            message: e.to_string(),
-            errors: Value::Array(Vec::new()),
-        })?;
-        descriptor
-            .validate(
-                SchemaRole::Input,
-                &payload,
-                self.options().max_validation_errors,
-            )
-            .map_err(|errors| CallError::InvalidPayload {
-                message: errors.to_string(),
-                errors: serde_json::to_value(&errors.errors).unwrap_or(Value::Null),
-            })?;
+        let payload = match self.check_stream_payload(&descriptor, request.payload.get()) {
+            Ok(payload) => payload,
+            Err(error) => {
+                probe.finish(StreamEnd::Failed(error.code()));
+                return Err(error);
+            }
+        };
         let (frames_tx, frames_rx) = mpsc::channel(self.options().stream_queue);
         let (cancel_tx, cancel_rx) = oneshot::channel();
         let (input, source) = if descriptor.io_mode().has_input_chunks() {
@@ -287,12 +197,14 @@ impl Fabric {
                 descriptor: descriptor.clone(),
                 limit,
                 max_errors: self.options().max_validation_errors,
+                probe: probe.clone(),
             };
             (Some(handle), Some(ChunkSource::new(rx)))
         } else {
             (None, None)
         };
         let run = Run {
+            probe,
             emitter: Emitter {
                 call_id: call_id.clone(),
                 next: 0,
@@ -330,8 +242,37 @@ impl Fabric {
     }
 }
 
+impl Fabric {
+    /// The payload guards of a stream open: size as received, then `input_schema`.
+    fn check_stream_payload(&self, descriptor: &Descriptor, raw: &str) -> Result<Value, CallError> {
+        let limit = self.options().max_payload_bytes;
+        if raw.len() > limit {
+            return Err(CallError::PayloadTooLarge {
+                bytes: raw.len(),
+                limit,
+            });
+        }
+        let payload: Value = serde_json::from_str(raw).map_err(|e| CallError::InvalidPayload {
+            message: e.to_string(),
+            errors: Value::Array(Vec::new()),
+        })?;
+        descriptor
+            .validate(
+                SchemaRole::Input,
+                &payload,
+                self.options().max_validation_errors,
+            )
+            .map_err(|errors| CallError::InvalidPayload {
+                message: errors.to_string(),
+                errors: serde_json::to_value(&errors.errors).unwrap_or(Value::Null),
+            })?;
+        Ok(payload)
+    }
+}
+
 /// One running stream.
 struct Run {
+    probe: Arc<StreamProbe>,
     emitter: Emitter,
     context: CallContext,
     descriptor: Arc<Descriptor>,
@@ -360,7 +301,8 @@ enum End {
 }
 
 impl Run {
-    fn check_chunk(&self, chunk: &Value) -> Result<(), String> {
+    /// Checks a provider chunk; `Ok` carries its size in bytes.
+    fn check_chunk(&self, chunk: &Value) -> Result<usize, String> {
         let size = serde_json::to_vec(chunk).map_or(usize::MAX, |b| b.len());
         if size > self.limit {
             return Err(format!(
@@ -370,7 +312,8 @@ impl Run {
         }
         self.descriptor
             .validate(SchemaRole::OutputChunk, chunk, self.max_errors)
-            .map_err(|e| format!("chunk failed output_chunk_schema validation: {e}"))
+            .map_err(|e| format!("chunk failed output_chunk_schema validation: {e}"))?;
+        Ok(size)
     }
 
     async fn run(
@@ -381,6 +324,7 @@ impl Run {
     ) {
         let started = self.emitter.frame(FrameKind::Started, None, None);
         if self.frames.send(started).await.is_err() {
+            self.probe.finish(StreamEnd::Cancelled);
             return;
         }
         let (sink_tx, mut sink_rx) = mpsc::channel(self.queue);
@@ -420,9 +364,10 @@ impl Run {
                     }
                 };
             };
-            if let Err(message) = self.check_chunk(&chunk) {
-                break 'stream End::Failed("invalid_frame", message);
-            }
+            let size = match self.check_chunk(&chunk) {
+                Ok(size) => size,
+                Err(message) => break 'stream End::Failed("invalid_frame", message),
+            };
             let frame = self.emitter.frame(FrameKind::Chunk, Some(chunk), None);
             // Wait for the reader (flow control), but stay responsive to cancel and deadline.
             tokio::select! {
@@ -431,6 +376,9 @@ impl Run {
                 () = &mut sleep => break 'stream End::Failed("timeout", timeout_message()),
                 sent = self.frames.send(frame) => if sent.is_err() { break 'stream End::ReaderGone },
             }
+            self.probe.frame_out(size);
+            self.probe
+                .queue_depth(self.queue.saturating_sub(self.frames.capacity()));
         };
         // Whatever ended the stream, the provider's work stops here and is never resumed;
         // wait for it to wind down so the terminal follows its cleanup.
@@ -438,6 +386,11 @@ impl Run {
             task.abort();
             let _ = task.await;
         }
+        self.probe.finish(match &end {
+            End::Completed(_) => StreamEnd::Completed,
+            End::Failed(code, _) => StreamEnd::Failed(code),
+            End::Cancelled(_) | End::ReaderGone => StreamEnd::Cancelled,
+        });
         let terminal = match end {
             End::ReaderGone => return,
             End::Cancelled(reason) => {

@@ -121,6 +121,13 @@ async fn count_streams_every_chunk_then_completes() {
     let last = frames.last().unwrap();
     assert_eq!(last.kind, FrameKind::Completed);
     assert_eq!(last.payload, Some(json!({"count": 5})));
+    // The slot is released just after the terminal is sent.
+    for _ in 0..100 {
+        if w.fabric.active_streams() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert_eq!(w.fabric.active_streams(), 0);
 }
 
@@ -439,4 +446,34 @@ async fn a_cancel_racing_the_open_still_yields_started_first() {
     }
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(w.fabric.active_streams(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_are_counted_in_the_diagnostics() {
+    let w = world(|_| {});
+    let rev = w.serve("builtin", Arc::new(Count::new().unwrap()));
+    let frames = collect(w.open("count", &rev, json!({"to": 3}), None).await.unwrap()).await;
+    assert_eq!(frames.last().unwrap().kind, FrameKind::Completed);
+    let _ = w
+        .open("count", &rev, json!({"to": 0}), None)
+        .await
+        .err()
+        .unwrap();
+    let mut stream = w
+        .open("count", &rev, json!({"to": 1000, "delay_ms": 10}), None)
+        .await
+        .unwrap();
+    stream.cancel("stop");
+    let _ = collect(stream).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let snapshot = w.fabric.diagnostics().snapshot();
+    let c = &snapshot.capabilities["count@1.0.0"];
+    assert_eq!(c.admitted_streams, 3);
+    assert_eq!(c.completed_streams, 1);
+    assert_eq!(c.cancelled_streams, 1);
+    assert_eq!(c.failed_streams.get("invalid_payload"), Some(&1));
+    assert_eq!(c.frames_out, 3);
+    assert_eq!(c.missing_terminals, 0);
+    assert_eq!(c.active_streams, 0);
+    assert_eq!(c.first_output.count, 1);
 }

@@ -116,6 +116,14 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(routes::health::healthz))
         .route("/readyz", get(routes::health::readyz))
         .route("/openapi.json", get(|| async { Json(openapi::document()) }))
+        .route("/metrics", get(routes::diagnostics::metrics))
+        .route(
+            "/v1/diagnostics/node",
+            get(routes::diagnostics::node).route_layer(middleware::from_fn_with_state(
+                state.clone(),
+                layers::authenticate,
+            )),
+        )
         .merge(api_routes(state.clone()))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

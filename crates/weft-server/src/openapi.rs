@@ -42,6 +42,8 @@ impl Modify for BearerAuth {
         routes::admin::revoke_token,
         routes::admin::create_tenant,
         routes::admin::list_tenants,
+        routes::diagnostics::node,
+        routes::diagnostics::metrics,
     ),
     components(schemas(
         crate::error::ErrorEnvelope,
@@ -60,6 +62,7 @@ impl Modify for BearerAuth {
         (name = "calls", description = "Call a pinned capability"),
         (name = "admin", description = "Tokens and tenants"),
         (name = "health", description = "Liveness and readiness"),
+        (name = "diagnostics", description = "Call and stream counters, as JSON and for Prometheus"),
     )
 )]
 pub struct ApiDoc;

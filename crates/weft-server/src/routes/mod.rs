@@ -4,6 +4,7 @@ pub mod admin;
 pub mod agents;
 pub mod calls;
 pub mod capabilities;
+pub mod diagnostics;
 pub mod events;
 pub mod health;
 pub mod nodes;
