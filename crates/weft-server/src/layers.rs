@@ -74,6 +74,7 @@ pub async fn authenticate(
 ) -> Result<Response, ApiError> {
     let header_value = request.headers().get(header::AUTHORIZATION);
     let Some(value) = header_value else {
+        drain(request).await;
         return Err(ApiError::new("unauthorized", "missing bearer token")
             .with_header(header::WWW_AUTHENTICATE, "Bearer"));
     };
@@ -84,6 +85,7 @@ pub async fn authenticate(
     });
     let principal = secret.and_then(|s| state.registry.authenticate(s));
     let Some(principal) = principal else {
+        drain(request).await;
         return Err(
             ApiError::new("unauthorized", "invalid, expired or revoked bearer token")
                 .with_header(header::WWW_AUTHENTICATE, "Bearer error=\"invalid_token\""),
@@ -91,6 +93,19 @@ pub async fn authenticate(
     };
     request.extensions_mut().insert(principal);
     Ok(next.run(request).await)
+}
+
+/// Reads (and drops) a small request body before an early refusal, so that the client's
+/// keep-alive connection stays usable: answering before the body is read makes the server
+/// close the connection under a client that is still sending it. Bodies over 64 KiB, or
+/// slower than 2 s, are not waited for; that connection is closed instead.
+async fn drain(request: Request) {
+    const DRAIN_LIMIT: usize = 64 * 1024;
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        axum::body::to_bytes(request.into_body(), DRAIN_LIMIT),
+    )
+    .await;
 }
 
 /// Fails with 403 unless the principal holds `scope`.
