@@ -3,6 +3,10 @@
 //! Without `--revision` the command pins first: it reads the version's current revision
 //! (`GET /v1/capabilities/{id}/versions/{version}`), says so on stderr, and sends that.
 //! A version requirement (`echo@^1`) is resolved first against the versions the node serves.
+//!
+//! A capability whose `io_mode` is not `unary` is called over the `/v1/streams` WebSocket
+//! instead (see [`super::call_stream`]): its frames are printed as NDJSON, and stdin carries
+//! the caller's chunks for `client_streaming` and `bidirectional` capabilities.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -12,7 +16,7 @@ use serde_json::{Map, Value};
 use weft_contract::{CapabilityRequirement, CapabilityVersion, QualifiedId};
 
 use super::client::{ApiFailure, Client, Failure, Method, encode};
-use super::{ConnectArgs, finish, items, print_json, text};
+use super::{ConnectArgs, call_stream, finish, items, print_json, text};
 
 /// Largest payload read from a file or stdin, in bytes (the node enforces its own limit).
 const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
@@ -141,10 +145,27 @@ fn call(args: &CallArgs, notes: &mut Vec<String>) -> Result<(), Failure> {
         CallTarget::Exact(qualified) => (qualified.id.to_string(), qualified.version.to_string()),
         CallTarget::Requirement(requirement) => resolve(&client, requirement, args)?,
     };
-    let revision = match &args.revision {
-        Some(revision) => revision.clone(),
+    let (revision, io_mode) = match &args.revision {
+        Some(revision) => (revision.clone(), quiet_io_mode(&client, &id, &version)?),
         None => pin(&client, &id, &version, notes)?,
     };
+    if io_mode.as_deref().is_some_and(|mode| mode != "unary") {
+        let mode = io_mode.as_deref().unwrap_or_default();
+        if call_stream::takes_input(mode) && args.input == Some(InputSource::Stdin) {
+            return Err(Failure::Usage(format!(
+                "--input - cannot be used with {id}@{version}: it is {mode}, and stdin \
+                 carries its chunks (pass the initial payload inline or as @FILE)"
+            )));
+        }
+        let body = envelope(args, &id, &version, &revision, payload);
+        return match call_stream::run(client.base(), client.token(), &body, mode) {
+            Err(Failure::Api(api)) => {
+                explain(&api, &id, &version, notes);
+                Err(Failure::Api(api))
+            }
+            other => other,
+        };
+    }
     let body = envelope(args, &id, &version, &revision, payload);
     match client.send(Method::Post, "/v1/calls", Some(&body), None) {
         Ok(reply) if args.json => print_json(&reply.body)?,
@@ -267,13 +288,37 @@ fn resolve(
     Ok((id, version))
 }
 
-/// Reads the current revision of `id@version` and says so on stderr.
+/// The `io_mode` of `id@version` when `--revision` was given, read without announcing a
+/// pin; `None` (call as unary, and let the node answer) when the node will not say.
+fn quiet_io_mode(client: &Client, id: &str, version: &str) -> Result<Option<String>, Failure> {
+    let path = format!(
+        "/v1/capabilities/{}/versions/{}",
+        encode(id),
+        encode(version)
+    );
+    match client.get(&path, &[]) {
+        Ok(view) => Ok(io_mode_of(&view)),
+        // No capabilities:read, no such version, …: the call endpoint gives its own answer.
+        Err(Failure::Api(_)) => Ok(None),
+        Err(other) => Err(other),
+    }
+}
+
+/// The `io_mode` in a version view's descriptor.
+fn io_mode_of(view: &Value) -> Option<String> {
+    view.get("descriptor")
+        .and_then(|d| d.get("io_mode"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// Reads the current revision (and the `io_mode`) of `id@version` and says so on stderr.
 fn pin(
     client: &Client,
     id: &str,
     version: &str,
     notes: &mut Vec<String>,
-) -> Result<String, Failure> {
+) -> Result<(String, Option<String>), Failure> {
     let path = format!(
         "/v1/capabilities/{}/versions/{}",
         encode(id),
@@ -304,7 +349,7 @@ fn pin(
         anstream::stderr(),
         "weft: pinned {id}@{version} at {revision}"
     )?;
-    Ok(revision.to_owned())
+    Ok((revision.to_owned(), io_mode_of(&view)))
 }
 
 /// Asks the call endpoint itself why `id@version` cannot be pinned, so that the answer is

@@ -125,6 +125,12 @@ impl Client {
         &self.base
     }
 
+    /// The bearer token this client sends (for transports it does not carry itself, such
+    /// as the WebSocket stream).
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
     /// `GET path?query` and its JSON body.
     pub fn get(&self, path: &str, query: &[(&str, String)]) -> Result<Value, Failure> {
         let mut target = path.to_owned();

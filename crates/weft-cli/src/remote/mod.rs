@@ -5,6 +5,7 @@
 
 pub mod admin;
 pub mod call;
+pub mod call_stream;
 pub mod client;
 pub mod discover;
 pub mod publish;
