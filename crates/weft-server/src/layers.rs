@@ -23,19 +23,24 @@ fn acceptable_request_id(value: &HeaderValue) -> Option<String> {
     ok.then(|| text.to_owned())
 }
 
+/// `req-` + a per-process random prefix + a counter: unique without a syscall or a
+/// formatting allocation per byte on every request.
 fn mint_request_id() -> String {
-    let mut bytes = [0u8; 12];
-    // Without randomness fall back to a time-based id; uniqueness is best effort here.
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        return format!("req-{nanos:x}");
-    }
-    format!(
-        "req-{}",
-        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-    )
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static PREFIX: OnceLock<u64> = OnceLock::new();
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let prefix = *PREFIX.get_or_init(|| {
+        let mut bytes = [0u8; 8];
+        // Without randomness fall back to the start time; uniqueness per process still holds.
+        if getrandom::fill(&mut bytes).is_err() {
+            return std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+        }
+        u64::from_le_bytes(bytes)
+    });
+    format!("req-{prefix:016x}{:08x}", NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Honours a sane `X-Request-Id` or mints `req-…`; echoes it on every response and writes
