@@ -40,7 +40,10 @@ fn mint_request_id() -> String {
         }
         u64::from_le_bytes(bytes)
     });
-    format!("req-{prefix:016x}{:08x}", NEXT.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "req-{prefix:016x}{:08x}",
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Honours a sane `X-Request-Id` or mints `req-…`; echoes it on every response and writes
