@@ -6,6 +6,9 @@
 //! typed failure). Built-in providers and embedders implement [`Provider`] directly; the
 //! managed-child and remote-HTTP transports adapt their wire protocols to the same trait.
 
+#[cfg(feature = "http")]
+pub mod http;
+
 use std::sync::Arc;
 use std::time::Instant;
 

@@ -51,9 +51,15 @@ fn providers_of(v: &VersionState) -> Vec<ProviderRef> {
         .collect()
 }
 
-fn matches(filter: &CapabilityFilter, needle: Option<&str>, v: &VersionState) -> bool {
+fn matches(
+    filter: &CapabilityFilter,
+    needle: Option<&str>,
+    v: &VersionState,
+    lapsed: &std::collections::BTreeSet<ProviderId>,
+) -> bool {
     let d = &v.current;
-    if v.providers.is_empty() {
+    // Listed while at least one provider serves it with a live lease.
+    if !v.providers.keys().any(|p| !lapsed.contains(p)) {
         return false;
     }
     if filter.id.as_deref().is_some_and(|id| id != d.id().as_str()) {
@@ -173,7 +179,7 @@ impl Registry {
                         std::cmp::Ordering::Equal => {}
                     }
                 }
-                if !matches(filter, needle.as_deref(), v) {
+                if !matches(filter, needle.as_deref(), v, &t.lapsed) {
                     continue;
                 }
                 if items.len() == limit {
@@ -270,7 +276,12 @@ impl Registry {
             node_id: node.clone(),
             tags: tags.into_iter().collect(),
             providers: providers.iter().cloned().collect(),
-            status: "ready".into(),
+            // `stale` when every provider on the node let its lease lapse.
+            status: if providers.iter().all(|p| t.lapsed.contains(p)) {
+                "stale".into()
+            } else {
+                "ready".into()
+            },
             last_seen,
         })
     }

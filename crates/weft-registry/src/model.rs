@@ -137,7 +137,7 @@ pub struct NodeView {
     pub tags: Vec<String>,
     /// The providers registered on it, sorted.
     pub providers: Vec<ProviderId>,
-    /// `ready` while at least one provider is registered.
+    /// `ready` while at least one provider on it is live; `stale` when all let their lease lapse.
     pub status: String,
     /// The latest provider registration or refresh (RFC 3339).
     pub last_seen: String,

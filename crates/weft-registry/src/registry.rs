@@ -107,6 +107,9 @@ pub(crate) struct TenantState {
     pub(crate) providers: BTreeMap<ProviderId, ProviderRecord>,
     pub(crate) versions: BTreeMap<VersionKey, VersionState>,
     pub(crate) nodes: BTreeMap<NodeId, BTreeSet<ProviderId>>,
+    /// Providers whose lease lapsed: kept, but hidden from listings until they renew.
+    /// Liveness is not persisted: after a restart every provider must renew its lease.
+    pub(crate) lapsed: BTreeSet<ProviderId>,
     /// The id the next event will get.
     pub(crate) next_event: u64,
     /// The oldest retained event id (equal to `next_event` when none is retained).
@@ -120,6 +123,7 @@ impl TenantState {
             providers: BTreeMap::new(),
             versions: BTreeMap::new(),
             nodes: BTreeMap::new(),
+            lapsed: BTreeSet::new(),
             next_event: 1,
             oldest_event: 1,
         }
@@ -148,6 +152,8 @@ impl TenantState {
 
     /// Removes a provider from the indexes; returns its record.
     pub(crate) fn detach_provider(&mut self, provider: &ProviderId) -> Option<ProviderRecord> {
+        // Re-registering renews liveness; unregistering forgets it.
+        self.lapsed.remove(provider);
         let record = self.providers.remove(provider)?;
         for v in self.versions.values_mut() {
             v.providers.remove(provider);
@@ -384,6 +390,24 @@ impl Registry {
     /// The tenant a token belongs to, if the token exists.
     pub fn token_tenant(&self, id: &str) -> Option<TenantId> {
         self.read().tokens.get(id).map(|t| t.tenant.clone())
+    }
+
+    /// Marks a provider's lease as lapsed (`live = false`) or renewed. A lapsed provider
+    /// stays registered but its descriptors leave listings, and its node shows `stale`.
+    /// Returns whether anything changed.
+    pub fn set_provider_live(&self, tenant: &TenantId, provider: &ProviderId, live: bool) -> bool {
+        let mut state = self.write();
+        let Some(t) = state.tenants.get_mut(tenant) else {
+            return false;
+        };
+        if !t.providers.contains_key(provider) {
+            return false;
+        }
+        if live {
+            t.lapsed.remove(provider)
+        } else {
+            t.lapsed.insert(provider.clone())
+        }
     }
 
     /// Whether `tenant` exists.

@@ -167,6 +167,7 @@ pub fn open(config: ServerConfig) -> Result<(AppState, Option<String>), ServeErr
     let state = AppState(Arc::new(Inner {
         registry,
         fabric,
+        leases: Default::default(),
         features,
         agents: RwLock::new(Arc::new(agents)),
         in_flight: Mutex::new(Default::default()),
@@ -246,6 +247,7 @@ pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result
         tokio::spawn(agents::watch(state.clone(), dir));
     }
     let children = crate::managed::start_all(&state);
+    tokio::spawn(crate::remote::sweep_forever(state.clone()));
     on_ready(bound);
     tracing::info!(%bound, "weft node ready");
     // Small responses written in pieces would otherwise wait for delayed ACKs (~40 ms).

@@ -20,6 +20,7 @@ pub mod idempotency;
 pub mod layers;
 pub mod managed;
 pub mod openapi;
+pub mod remote;
 pub mod routes;
 pub mod state;
 

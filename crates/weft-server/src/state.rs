@@ -21,6 +21,8 @@ pub struct Inner {
     pub registry: Registry,
     /// The call path and the providers attached to this node.
     pub fabric: weft_fabric::Fabric,
+    /// Leases of remote HTTP providers.
+    pub leases: crate::remote::Leases,
     /// The feature catalog (fixed at boot).
     pub features: FeatureCatalog,
     /// The agent catalogs, swapped whole on reload.

@@ -81,6 +81,7 @@ pub async fn register(
     let provider = provider_id(&id)?;
     let body = body.value;
     let node_id = NodeId::parse(&body.node_id).map_err(|e| ApiError::invalid(e.to_string()))?;
+    let remote = crate::remote::parse_transport(body.transport.as_ref())?;
     let mut descriptors = Vec::with_capacity(body.descriptors.len());
     let mut problems = Vec::new();
     for (index, value) in body.descriptors.iter().enumerate() {
@@ -102,11 +103,13 @@ pub async fn register(
         )
         .with_details(json!({ "problems": problems })));
     }
+    let remote_descriptors = remote.as_ref().map(|_| descriptors.clone());
     let registration = ProviderRegistration {
         node_id,
         transport: body.transport,
         descriptors,
     };
+    let lease_key = provider.clone();
     let registry_state = state.clone();
     let tenant = principal.tenant.clone();
     // The registry commits durably (fsync); keep that off the async workers.
@@ -117,6 +120,19 @@ pub async fn register(
     })
     .await
     .map_err(|e| ApiError::new("internal", format!("registration task failed: {e}")))??;
+    // Every registration of a remote provider renews its lease (and re-points its calls).
+    match (remote, remote_descriptors) {
+        (Some(transport), Some(descriptors)) => {
+            state.leases.renew(
+                &state,
+                &principal.tenant,
+                &lease_key,
+                transport,
+                descriptors,
+            );
+        }
+        _ => state.leases.forget(&principal.tenant, &lease_key),
+    }
     let status = if outcome.created {
         StatusCode::CREATED
     } else {
@@ -173,6 +189,7 @@ pub async fn unregister(
     })
     .await
     .map_err(|e| ApiError::new("internal", format!("unregister task failed: {e}")))??;
+    state.leases.forget(&principal.tenant, &provider);
     Ok(Json(Unregistered {
         provider_id: provider.to_string(),
         unregistered,

@@ -1,0 +1,228 @@
+//! Remote HTTP providers: a provider process registers with
+//! `transport: {"kind": "http", "url": "http://host:port", "lease_seconds": n}` (1–300,
+//! default 15), renews the lease by re-sending its `PUT` before it lapses, and answers calls
+//! on `POST {url}/weft/v1/call` (the SDK's `weft_provider::http` serves that). While the
+//! lease holds, the node routes calls to it; once it lapses the provider's descriptors leave
+//! listings, its node shows `stale`, and calls answer `unreachable` — until it renews.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use weft_contract::{Descriptor, QualifiedId};
+use weft_provider::{CallContext, Provider, ProviderError};
+use weft_registry::{ProviderId, TenantId};
+
+use crate::error::ApiError;
+use crate::state::AppState;
+
+/// Longest lease a provider may ask for.
+pub const MAX_LEASE_SECONDS: u64 = 300;
+/// Lease when the registration names none.
+pub const DEFAULT_LEASE_SECONDS: u64 = 15;
+
+/// Where and for how long a remote provider is reachable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteTransport {
+    /// `http://host:port` (no TLS in this build).
+    pub url: String,
+    /// How long one registration keeps the provider live.
+    pub lease: Duration,
+}
+
+/// Reads an `http` transport from a registration; other kinds are opaque to the node.
+pub fn parse_transport(transport: Option<&Value>) -> Result<Option<RemoteTransport>, ApiError> {
+    let Some(transport) = transport else {
+        return Ok(None);
+    };
+    if transport.get("kind").and_then(Value::as_str) != Some("http") {
+        return Ok(None);
+    }
+    let url = transport
+        .get("url")
+        .and_then(Value::as_str)
+        .map(|u| u.trim_end_matches('/'))
+        .filter(|u| {
+            u.strip_prefix("http://")
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+        })
+        .ok_or_else(|| {
+            ApiError::invalid(
+                "transport.url must be http://host:port (TLS is not supported in this build)",
+            )
+        })?;
+    let lease = match transport.get("lease_seconds") {
+        None => DEFAULT_LEASE_SECONDS,
+        Some(v) => v
+            .as_u64()
+            .filter(|s| (1..=MAX_LEASE_SECONDS).contains(s))
+            .ok_or_else(|| {
+                ApiError::invalid(format!(
+                    "transport.lease_seconds must be a whole number from 1 to {MAX_LEASE_SECONDS}"
+                ))
+            })?,
+    };
+    Ok(Some(RemoteTransport {
+        url: url.to_owned(),
+        lease: Duration::from_secs(lease),
+    }))
+}
+
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+fn now_ms() -> u64 {
+    u64::try_from(epoch().elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A provider reached over HTTP while its lease holds.
+pub struct RemoteProvider {
+    url: String,
+    descriptors: Vec<Descriptor>,
+    expires_ms: AtomicU64,
+    lapsed: AtomicBool,
+    agent: ureq::Agent,
+}
+
+impl RemoteProvider {
+    fn live(&self) -> bool {
+        now_ms() < self.expires_ms.load(Ordering::SeqCst)
+    }
+}
+
+impl Provider for RemoteProvider {
+    fn descriptors(&self) -> Vec<Descriptor> {
+        self.descriptors.clone()
+    }
+
+    fn ready(&self, _capability: &QualifiedId) -> bool {
+        self.live()
+    }
+
+    fn call<'a>(
+        &'a self,
+        context: &'a CallContext,
+        payload: Value,
+    ) -> BoxFuture<'a, Result<Value, ProviderError>> {
+        let remaining = context.deadline.saturating_duration_since(Instant::now());
+        let body = json!({
+            "call_id": context.call_id,
+            "capability_id": context.capability.id.as_str(),
+            "version": context.capability.version.to_string(),
+            "revision": context.revision.as_str(),
+            "deadline_ms": u64::try_from(remaining.as_millis()).unwrap_or(u64::MAX),
+            "payload": payload,
+        });
+        let url = format!("{}{}", self.url, "/weft/v1/call");
+        let agent = self.agent.clone();
+        async move {
+            // The client is blocking; keep it off the async workers.
+            let answer = tokio::task::spawn_blocking(move || {
+                let mut response = agent
+                    .post(&url)
+                    .config()
+                    .timeout_global(Some(remaining + Duration::from_millis(100)))
+                    .build()
+                    .send_json(&body)
+                    .map_err(|e| {
+                        ProviderError::Unavailable(format!("remote provider unreachable: {e}"))
+                    })?;
+                if response.status().as_u16() != 200 {
+                    return Err(ProviderError::Failed(format!(
+                        "remote provider answered HTTP {}",
+                        response.status().as_u16()
+                    )));
+                }
+                response.body_mut().read_json::<Value>().map_err(|e| {
+                    ProviderError::Failed(format!("remote provider answered malformed JSON: {e}"))
+                })
+            })
+            .await
+            .map_err(|e| ProviderError::Failed(format!("remote call task failed: {e}")))??;
+            if let Some(result) = answer.get("result") {
+                return Ok(result.clone());
+            }
+            let message = answer["error"]["message"]
+                .as_str()
+                .unwrap_or("remote provider failed");
+            Err(ProviderError::Failed(message.to_owned()))
+        }
+        .boxed()
+    }
+}
+
+/// The leases of every remote provider on this node.
+#[derive(Default)]
+pub struct Leases {
+    remotes: Mutex<HashMap<(TenantId, ProviderId), Arc<RemoteProvider>>>,
+}
+
+impl Leases {
+    /// Records a (re)registration: the lease starts over and calls route to `transport`.
+    pub fn renew(
+        &self,
+        state: &AppState,
+        tenant: &TenantId,
+        provider: &ProviderId,
+        transport: RemoteTransport,
+        descriptors: Vec<Descriptor>,
+    ) {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_connect(Some(Duration::from_secs(2)))
+            .build()
+            .into();
+        let remote = Arc::new(RemoteProvider {
+            url: transport.url,
+            descriptors,
+            expires_ms: AtomicU64::new(
+                now_ms()
+                    .saturating_add(u64::try_from(transport.lease.as_millis()).unwrap_or(u64::MAX)),
+            ),
+            lapsed: AtomicBool::new(false),
+            agent,
+        });
+        state
+            .fabric
+            .attach(tenant.clone(), provider.clone(), remote.clone());
+        state.registry.set_provider_live(tenant, provider, true);
+        self.remotes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert((tenant.clone(), provider.clone()), remote);
+    }
+
+    /// Forgets a provider (unregistered, or re-registered without an http transport).
+    pub fn forget(&self, tenant: &TenantId, provider: &ProviderId) {
+        self.remotes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&(tenant.clone(), provider.clone()));
+    }
+
+    /// Marks every provider whose lease just lapsed.
+    pub fn sweep(&self, state: &AppState) {
+        let remotes = self.remotes.lock().unwrap_or_else(|p| p.into_inner());
+        for ((tenant, provider), remote) in remotes.iter() {
+            if !remote.live() && !remote.lapsed.swap(true, Ordering::SeqCst) {
+                tracing::warn!(%tenant, %provider, "remote provider lease lapsed");
+                state.registry.set_provider_live(tenant, provider, false);
+            }
+        }
+    }
+}
+
+/// Checks leases a few times a second for as long as the node runs.
+pub async fn sweep_forever(state: AppState) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        state.leases.sweep(&state);
+    }
+}
