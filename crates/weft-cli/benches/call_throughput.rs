@@ -257,6 +257,58 @@ fn start_limit() -> (tokio::runtime::Runtime, SocketAddr) {
     (runtime, addr)
 }
 
+/// An echo served by the SDK's HTTP server, as a remote provider process would.
+struct RemoteEcho(weft_contract::Descriptor);
+
+impl weft_provider::Provider for RemoteEcho {
+    fn descriptors(&self) -> Vec<weft_contract::Descriptor> {
+        vec![self.0.clone()]
+    }
+    fn call<'a>(
+        &'a self,
+        _: &'a weft_provider::CallContext,
+        payload: Value,
+    ) -> futures_util::future::BoxFuture<'a, Result<Value, weft_provider::ProviderError>> {
+        Box::pin(async move { Ok(payload) })
+    }
+}
+
+fn remote_descriptor() -> Value {
+    let text = json!({"type": "object", "properties": {"text": {"type": "string"}},
+                      "required": ["text"], "additionalProperties": false});
+    json!({"id": "remote.echo", "version": "1.0.0", "title": "Echo (remote)",
+           "description": "Echo served by a remote provider.", "input_schema": text, "output_schema": text})
+}
+
+/// Starts the SDK-served echo on its own 1-worker runtime.
+fn start_remote() -> (tokio::runtime::Runtime, SocketAddr) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("remote-provider")
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    let descriptor = weft_contract::Descriptor::from_value(
+        &remote_descriptor(),
+        &weft_contract::Limits::default(),
+    )
+    .unwrap();
+    let provider = Arc::new(RemoteEcho(descriptor));
+    runtime.spawn(async move {
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, weft_provider::http::router(provider))
+            .await
+            .unwrap();
+    });
+    (runtime, addr)
+}
+
 fn main() {
     let levels: Vec<usize> = std::env::var("WEFT_BENCH_LEVELS")
         .unwrap_or_else(|_| "1,64".to_owned())
@@ -339,6 +391,52 @@ fn main() {
         request: Arc::new(request_bytes(limit_addr, "/echo", None, PAYLOAD)),
     };
 
+    // A remote provider: called directly, and through the node (one more hop).
+    let (remote_runtime, remote_addr) = start_remote();
+    let remote_revision = weft_contract::Descriptor::from_value(
+        &remote_descriptor(),
+        &weft_contract::Limits::default(),
+    )
+    .unwrap()
+    .revision()
+    .to_string();
+    let registered = agent
+        .put(&format!("{url}/v1/providers/remote-echo"))
+        .header("authorization", &format!("Bearer {token}"))
+        .send_json(json!({"node_id": "remote-host", "descriptors": [remote_descriptor()],
+                          "transport": {"kind": "http", "url": format!("http://{remote_addr}"), "lease_seconds": 300}}))
+        .unwrap();
+    assert_eq!(
+        registered.status().as_u16(),
+        201,
+        "remote provider not registered"
+    );
+    let direct_body =
+        json!({"call_id": "bench", "capability_id": "remote.echo", "version": "1.0.0",
+        "revision": remote_revision, "deadline_ms": 30000, "payload": {"text": "hello weft"}})
+        .to_string();
+    let direct = Target {
+        addr: remote_addr,
+        request: Arc::new(request_bytes(
+            remote_addr,
+            "/weft/v1/call",
+            None,
+            &direct_body,
+        )),
+    };
+    let remote_call = json!({"capability_id": "remote.echo", "version": "1.0.0",
+        "descriptor_revision": remote_revision, "payload": {"text": "hello weft"}})
+    .to_string();
+    let fabric_remote = Target {
+        addr: node_addr,
+        request: Arc::new(request_bytes(
+            node_addr,
+            "/v1/calls",
+            Some(&token),
+            &remote_call,
+        )),
+    };
+
     let load = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .thread_name("load-generator")
@@ -347,10 +445,14 @@ fn main() {
         .unwrap();
 
     let mut rows = Vec::new();
+    let mut remote_rows = Vec::new();
     for &c in &levels {
         let l = measure(&load, "limit", &limit, c, seconds);
         let f = measure(&load, "fabric", &fabric, c, seconds);
         rows.push((c, l, f));
+        let d = measure(&load, "direct-remote", &direct, c, seconds);
+        let r = measure(&load, "fabric-remote", &fabric_remote, c, seconds);
+        remote_rows.push((c, d, r));
     }
     let rss_after = rss_kib(pid);
 
@@ -374,7 +476,33 @@ fn main() {
             f.p50_us - l.p50_us
         );
     }
+    println!();
+    println!("remote provider (SDK HTTP server, 1 worker): called directly vs through the node");
+    println!(
+        "| concurrency | direct rps | fabric-remote rps | remote_ratio | direct p50 µs | fabric-remote p50 µs | fabric-remote p99 µs | added p50 µs |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (c, d, r) in &remote_rows {
+        println!(
+            "| {c} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            d.rps,
+            r.rps,
+            r.rps / d.rps,
+            d.p50_us,
+            r.p50_us,
+            r.p99_us,
+            r.p50_us - d.p50_us
+        );
+    }
     if as_json {
+        for (c, d, r) in &remote_rows {
+            println!(
+                "{}",
+                json!({"concurrency": c, "direct_remote_rps": d.rps.round(), "fabric_remote_rps": r.rps.round(),
+                       "remote_ratio": (r.rps / d.rps * 1000.0).round() / 1000.0,
+                       "remote_added_p50_us": r.p50_us - d.p50_us})
+            );
+        }
         for (c, l, f) in &rows {
             println!(
                 "{}",
@@ -397,5 +525,6 @@ fn main() {
     );
     load.shutdown_timeout(Duration::from_secs(1));
     limit_runtime.shutdown_timeout(Duration::from_secs(1));
+    remote_runtime.shutdown_timeout(Duration::from_secs(1));
     drop(node);
 }

@@ -177,6 +177,9 @@ impl Leases {
             .http_status_as_error(false)
             .max_redirects(0)
             .timeout_connect(Some(Duration::from_secs(2)))
+            // Keep a connection per concurrent call alive instead of reconnecting.
+            .max_idle_connections(256)
+            .max_idle_connections_per_host(256)
             .build()
             .into();
         let remote = Arc::new(RemoteProvider {
