@@ -10,8 +10,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 use weft_contract::{Descriptor, QualifiedId};
 use weft_provider::{CallContext, Provider, ProviderError};
@@ -87,7 +92,20 @@ pub struct RemoteProvider {
     descriptors: Vec<Descriptor>,
     expires_ms: AtomicU64,
     lapsed: AtomicBool,
-    agent: ureq::Agent,
+    client: HttpClient,
+}
+
+/// Pooled keep-alive HTTP/1.1 client shared by every remote provider of the node.
+pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+/// A client with TCP_NODELAY and a pool of idle connections per provider.
+pub fn http_client() -> HttpClient {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    connector.set_connect_timeout(Some(Duration::from_secs(2)));
+    Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(256)
+        .build(connector)
 }
 
 impl RemoteProvider {
@@ -120,31 +138,39 @@ impl Provider for RemoteProvider {
             "payload": payload,
         });
         let url = format!("{}{}", self.url, "/weft/v1/call");
-        let agent = self.agent.clone();
+        let client = self.client.clone();
         async move {
-            // The client is blocking; keep it off the async workers.
-            let answer = tokio::task::spawn_blocking(move || {
-                let mut response = agent
-                    .post(&url)
-                    .config()
-                    .timeout_global(Some(remaining + Duration::from_millis(100)))
-                    .build()
-                    .send_json(&body)
-                    .map_err(|e| {
-                        ProviderError::Unavailable(format!("remote provider unreachable: {e}"))
-                    })?;
-                if response.status().as_u16() != 200 {
-                    return Err(ProviderError::Failed(format!(
-                        "remote provider answered HTTP {}",
-                        response.status().as_u16()
-                    )));
-                }
-                response.body_mut().read_json::<Value>().map_err(|e| {
-                    ProviderError::Failed(format!("remote provider answered malformed JSON: {e}"))
-                })
-            })
-            .await
-            .map_err(|e| ProviderError::Failed(format!("remote call task failed: {e}")))??;
+            let bytes = serde_json::to_vec(&body)
+                .map_err(|e| ProviderError::Failed(format!("could not encode the call: {e}")))?;
+            let request = hyper::Request::post(url)
+                .header(hyper::header::CONTENT_TYPE, "application/json")
+                .body(Full::new(Bytes::from(bytes)))
+                .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
+            let exchange = async {
+                let response = client.request(request).await.map_err(|e| {
+                    ProviderError::Unavailable(format!("remote provider unreachable: {e}"))
+                })?;
+                let status = response.status().as_u16();
+                let body = response.into_body().collect().await.map_err(|e| {
+                    ProviderError::Unavailable(format!("remote provider broke off: {e}"))
+                })?;
+                Ok::<_, ProviderError>((status, body.to_bytes()))
+            };
+            // The fabric's deadline covers this too; a little slack lets its timeout win.
+            let (status, body) =
+                tokio::time::timeout(remaining + Duration::from_millis(100), exchange)
+                    .await
+                    .map_err(|_| {
+                        ProviderError::Failed("remote provider did not answer in time".into())
+                    })??;
+            if status != 200 {
+                return Err(ProviderError::Failed(format!(
+                    "remote provider answered HTTP {status}"
+                )));
+            }
+            let answer: Value = serde_json::from_slice(&body).map_err(|e| {
+                ProviderError::Failed(format!("remote provider answered malformed JSON: {e}"))
+            })?;
             if let Some(result) = answer.get("result") {
                 return Ok(result.clone());
             }
@@ -158,9 +184,19 @@ impl Provider for RemoteProvider {
 }
 
 /// The leases of every remote provider on this node.
-#[derive(Default)]
 pub struct Leases {
     remotes: Mutex<HashMap<(TenantId, ProviderId), Arc<RemoteProvider>>>,
+    client: OnceLock<HttpClient>,
+}
+
+impl Default for Leases {
+    fn default() -> Self {
+        Self {
+            remotes: Mutex::new(HashMap::new()),
+            // Built on first use: the connector needs the node's runtime.
+            client: OnceLock::new(),
+        }
+    }
 }
 
 impl Leases {
@@ -173,15 +209,7 @@ impl Leases {
         transport: RemoteTransport,
         descriptors: Vec<Descriptor>,
     ) {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_connect(Some(Duration::from_secs(2)))
-            // Keep a connection per concurrent call alive instead of reconnecting.
-            .max_idle_connections(256)
-            .max_idle_connections_per_host(256)
-            .build()
-            .into();
+        let client = self.client.get_or_init(http_client).clone();
         let remote = Arc::new(RemoteProvider {
             url: transport.url,
             descriptors,
@@ -190,7 +218,7 @@ impl Leases {
                     .saturating_add(u64::try_from(transport.lease.as_millis()).unwrap_or(u64::MAX)),
             ),
             lapsed: AtomicBool::new(false),
-            agent,
+            client,
         });
         state
             .fabric
