@@ -380,14 +380,13 @@ impl Fabric {
     ) -> Result<Resolved, CallError> {
         // 2. Lookup.
         let (id, version) = (request.capability_id.as_str(), request.version.as_str());
-        let detail = match registry.capability_version(tenant, id, version) {
-            Ok(detail) if !detail.providers.is_empty() => detail,
+        let (descriptor, providers) = match registry.call_target(tenant, id, version) {
+            Ok(target) if !target.1.is_empty() => target,
             Ok(_) | Err(RegistryError::NotFound { .. }) => {
                 return Err(self.missing(registry, tenant, id, version));
             }
             Err(other) => return Err(CallError::Unreachable(format!("registry: {other}"))),
         };
-        let descriptor = detail.descriptor;
         match (mode, descriptor.io_mode()) {
             (Mode::Unary, IoMode::Unary)
             | (
@@ -416,8 +415,7 @@ impl Fabric {
         let qualified = descriptor.qualified_id();
         let wanted_provider = request.provider_id.as_deref();
         let wanted_node = request.node_id.as_deref();
-        let candidates: Vec<_> = detail
-            .providers
+        let candidates: Vec<_> = providers
             .iter()
             .filter(|p| wanted_provider.is_none_or(|w| p.provider_id.as_str() == w))
             .filter(|p| wanted_node.is_none_or(|w| p.node_id.as_str() == w))

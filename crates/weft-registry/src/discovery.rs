@@ -246,6 +246,25 @@ impl Registry {
         })
     }
 
+    /// What a call needs of `id@version`: the current descriptor and who serves it — without
+    /// copying the revision history, since this runs on every call.
+    pub fn call_target(
+        &self,
+        tenant: &TenantId,
+        id: &str,
+        version: &str,
+    ) -> Result<(Arc<Descriptor>, Vec<ProviderRef>), RegistryError> {
+        let not_found = || RegistryError::not_found(format!("capability {id}@{version}"));
+        let key = (
+            CapabilityId::parse(id).map_err(|_| not_found())?,
+            CapabilityVersion::parse(version).map_err(|_| not_found())?,
+        );
+        self.with_tenant(tenant, |t| {
+            let v = t.versions.get(&key).ok_or_else(not_found)?;
+            Ok((v.current.clone(), providers_of(v)))
+        })
+    }
+
     /// One provider.
     pub fn provider(
         &self,
