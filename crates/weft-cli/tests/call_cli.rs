@@ -2,122 +2,27 @@
 //! output modes and the error lines of each failure.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+mod common_remote;
 
-use serde_json::{Value, json};
+use common_remote::{Node, Run, run_stdin as run};
+use serde_json::json;
 
-/// How long a node may take to print its start-up lines.
-const START_DEADLINE: Duration = Duration::from_secs(20);
-
-/// The variables that would let the caller's environment leak into a test.
-const CLEARED: [&str; 7] = [
-    "WEFT_URL",
-    "WEFT_TOKEN",
-    "WEFT_DATA_DIR",
-    "WEFT_LISTEN",
-    "WEFT_CONFIG",
-    "WEFT_AGENTS",
-    "WEFT_NO_BUILTINS",
-];
-
-/// A running `weft serve --builtins`, killed when dropped.
-struct Node {
-    child: Child,
-    url: String,
-    admin: String,
-    scratch: PathBuf,
-    // Declared last: removed after the child is gone.
-    _dir: tempfile::TempDir,
+/// A node with the built-ins (`echo@1.0.0`) on.
+fn start() -> Node {
+    Node::start_with(&["--builtins"])
 }
 
-impl Drop for Node {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// What these tests need of a node beyond the shared helpers.
+trait CallNode {
+    fn run(&self, token: &str, args: &[&str], stdin: Option<&str>) -> Run;
+    fn echo_revision(&self) -> String;
+    fn token(&self, scope: &str) -> String;
 }
 
-impl Node {
-    /// Starts a node with the built-in `echo@1.0.0` on a free port and a fresh data dir.
-    /// `WEFT_NO_BUILTINS=true` is set too: `--builtins` must win over it.
-    fn start() -> Node {
-        let dir = tempfile::tempdir().unwrap();
-        let scratch = dir.path().join("scratch");
-        std::fs::create_dir_all(&scratch).unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
-        for name in CLEARED {
-            command.env_remove(name);
-        }
-        let mut child = command
-            .args([
-                "serve",
-                "--builtins",
-                "--listen",
-                "127.0.0.1:0",
-                "--data-dir",
-            ])
-            .arg(dir.path().join("data"))
-            .env("WEFT_NO_BUILTINS", "true")
-            .env("WEFT_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut node = Node {
-            child,
-            url: String::new(),
-            admin: String::new(),
-            scratch,
-            _dir: dir,
-        };
-        let (lines, received) = mpsc::channel();
-        // Reads (and keeps draining) the node's stdout; ends when the child does.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let _ = lines.send(line);
-            }
-        });
-        let deadline = Instant::now() + START_DEADLINE;
-        while node.url.is_empty() || node.admin.is_empty() {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = received
-                .recv_timeout(left)
-                .expect("the node did not print its URL and admin token in time");
-            if let Some(url) = line.strip_prefix("weft: listening on ") {
-                node.url = url.trim().to_owned();
-            } else if line.starts_with("weft: admin token") {
-                node.admin = line.rsplit(": ").next().unwrap().trim().to_owned();
-            }
-        }
-        node
-    }
-
-    /// `weft ARGS` as the admin.
-    fn weft(&self, args: &[&str]) -> Run {
-        self.run(&self.admin, args, None)
-    }
-
+impl CallNode for Node {
     /// `weft ARGS` with `token`, feeding `stdin` when given.
     fn run(&self, token: &str, args: &[&str], stdin: Option<&str>) -> Run {
-        run(
-            args,
-            &[("WEFT_URL", &self.url), ("WEFT_TOKEN", token)],
-            stdin,
-        )
-    }
-
-    /// Writes a scratch file and returns its path.
-    fn file(&self, name: &str, contents: &str) -> String {
-        let path = self.scratch.join(name);
-        std::fs::write(&path, contents).unwrap();
-        path.to_str().unwrap().to_owned()
+        self.weft_stdin(token, args, stdin)
     }
 
     /// The current revision of `echo@1.0.0`, as `weft show` reports it.
@@ -137,82 +42,15 @@ impl Node {
     }
 }
 
-/// A finished CLI run.
-#[derive(Debug)]
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    /// Asserts success and returns stdout.
-    fn ok(&self) -> &str {
-        assert_eq!(self.code, 0, "expected success: {self:#?}");
-        &self.stdout
-    }
-
-    /// Asserts success and parses stdout as JSON.
-    fn json(&self) -> Value {
-        serde_json::from_str(self.ok()).unwrap()
-    }
-
-    /// Asserts exit 1, nothing on stdout, and a `weft: CODE: … (request req-…)` line;
-    /// returns that line.
-    fn api_error(&self, code: &str) -> &str {
-        assert_eq!(self.code, 1, "expected exit 1: {self:#?}");
-        assert_eq!(self.stdout, "", "{self:#?}");
-        let line = self
-            .stderr
-            .lines()
-            .find(|l| l.starts_with(&format!("weft: {code}: ")))
-            .unwrap_or_else(|| panic!("no `weft: {code}:` line: {self:#?}"));
-        assert!(line.contains(" (request req-"), "{line}");
-        line
-    }
-
-    /// The stderr lines.
-    fn err_lines(&self) -> Vec<&str> {
-        self.stderr.lines().collect()
-    }
-}
-
-/// Runs `weft ARGS` with only the given `WEFT_*` variables set.
-fn run(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
-    for name in CLEARED {
-        command.env_remove(name);
-    }
-    // Never fall back to the real user's data directory.
-    command.env("WEFT_DATA_DIR", "/nonexistent/weft-test-data-dir");
-    command.envs(env.iter().copied()).env_remove("NO_COLOR");
-    let mut child = command
-        .args(args)
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    if let Some(text) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        pipe.write_all(text.as_bytes()).unwrap();
-        // Dropping the pipe closes it: the child sees the end of its input.
-    }
-    let output = child.wait_with_output().unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
+/// Asserts an API error that printed nothing on stdout; returns its line.
+fn api_error<'a>(run: &'a Run, code: &str) -> &'a str {
+    assert_eq!(run.stdout, "", "{run:#?}");
+    run.api_error(code)
 }
 
 #[test]
 fn echo_round_trips_and_the_pin_is_announced() {
-    let node = Node::start();
+    let node = start();
     let revision = node.echo_revision();
 
     // Human mode: the result alone, pretty, on stdout; the pin on stderr.
@@ -270,7 +108,7 @@ fn echo_round_trips_and_the_pin_is_announced() {
 
 #[test]
 fn a_stale_revision_fails_with_the_current_one() {
-    let node = Node::start();
+    let node = start();
     let revision = node.echo_revision();
     let stale = node.weft(&[
         "call",
@@ -280,7 +118,7 @@ fn a_stale_revision_fails_with_the_current_one() {
         "--input",
         r#"{"text":"hi"}"#,
     ]);
-    stale.api_error("revision_mismatch");
+    api_error(&stale, "revision_mismatch");
     assert_eq!(
         stale.err_lines().last().copied(),
         Some(
@@ -295,14 +133,14 @@ fn a_stale_revision_fails_with_the_current_one() {
 
 #[test]
 fn an_invalid_payload_lists_every_pointer() {
-    let node = Node::start();
+    let node = start();
     let bad = node.weft(&[
         "call",
         "echo@1.0.0",
         "--input",
         r#"{"text": 5, "extra": 1}"#,
     ]);
-    bad.api_error("invalid_payload");
+    api_error(&bad, "invalid_payload");
     let at: Vec<&str> = bad
         .err_lines()
         .into_iter()
@@ -320,7 +158,7 @@ fn an_invalid_payload_lists_every_pointer() {
 
 #[test]
 fn the_payload_comes_from_a_file_or_stdin_and_must_be_json() {
-    let node = Node::start();
+    let node = start();
     let file = node.file("in.json", "{\"text\": \"from a file\"}\n");
     let from_file = node.weft(&["call", "echo@1.0.0", "--input", &format!("@{file}")]);
     assert_eq!(from_file.json(), json!({"text": "from a file"}));
@@ -365,7 +203,7 @@ fn the_payload_comes_from_a_file_or_stdin_and_must_be_json() {
 
 #[test]
 fn a_requirement_resolves_to_the_highest_served_version() {
-    let node = Node::start();
+    let node = start();
     let revision = node.echo_revision();
     let resolved = node.weft(&["call", "echo@^1", "--input", r#"{"text":"req"}"#, "--json"]);
     let answer = resolved.json();
@@ -393,9 +231,9 @@ fn a_requirement_resolves_to_the_highest_served_version() {
 
 #[test]
 fn unknown_versions_and_capabilities_are_named_by_the_node() {
-    let node = Node::start();
+    let node = start();
     let wrong = node.weft(&["call", "echo@2.0.0", "--input", r#"{"text":"hi"}"#]);
-    let line = wrong.api_error("version_mismatch");
+    let line = api_error(&wrong, "version_mismatch");
     assert!(line.contains("1.0.0"), "the available versions: {line}");
     assert!(!wrong.stderr.contains("pinned"), "{wrong:#?}");
     // With an explicit revision the call itself says so.
@@ -406,21 +244,21 @@ fn unknown_versions_and_capabilities_are_named_by_the_node() {
 
 #[test]
 fn the_call_scope_is_required() {
-    let node = Node::start();
+    let node = start();
     let reader = node.token("capabilities:read");
     let denied = node.run(
         &reader,
         &["call", "echo@1.0.0", "--input", r#"{"text":"hi"}"#],
         None,
     );
-    denied.api_error("forbidden");
+    api_error(&denied, "forbidden");
     // The pin (a read) worked; the call did not.
     assert!(denied.stderr.starts_with("weft: pinned echo@1.0.0 at "));
 
     // A call-only token cannot pin, but can call with --revision.
     let caller = node.token("capabilities:call");
     let cannot_pin = node.run(&caller, &["call", "echo@1.0.0"], None);
-    cannot_pin.api_error("forbidden");
+    api_error(&cannot_pin, "forbidden");
     assert!(
         cannot_pin.stderr.contains("must pass --revision"),
         "{cannot_pin:#?}"
@@ -443,7 +281,7 @@ fn the_call_scope_is_required() {
 
 #[test]
 fn the_node_checks_the_timeout() {
-    let node = Node::start();
+    let node = start();
     for timeout in ["0", "-1", "100000"] {
         let refused = node.weft(&[
             "call",
@@ -453,7 +291,7 @@ fn the_node_checks_the_timeout() {
             "--input",
             r#"{"text":"hi"}"#,
         ]);
-        let line = refused.api_error("invalid_request");
+        let line = api_error(&refused, "invalid_request");
         assert!(line.contains("timeout_seconds"), "{line}");
     }
     let ok = node.weft(&[

@@ -2,7 +2,7 @@
 //! killed on drop, and a runner for CLI commands against it.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
@@ -12,12 +12,14 @@ use std::time::{Duration, Instant};
 const START_DEADLINE: Duration = Duration::from_secs(20);
 
 /// The variables that would let the caller's environment leak into a test.
-const CLEARED: [&str; 5] = [
+const CLEARED: [&str; 7] = [
     "WEFT_URL",
     "WEFT_TOKEN",
     "WEFT_DATA_DIR",
     "WEFT_LISTEN",
     "WEFT_CONFIG",
+    "WEFT_AGENTS",
+    "WEFT_NO_BUILTINS",
 ];
 
 /// A running `weft serve`, killed when dropped.
@@ -43,8 +45,14 @@ impl Drop for Node {
 }
 
 impl Node {
-    /// Starts a node on a free port with a fresh data directory.
+    /// Starts a node on a free port with a fresh data directory, without the built-ins.
     pub fn start() -> Node {
+        Self::start_with(&[])
+    }
+
+    /// Like [`Node::start`], with extra `weft serve` arguments (`WEFT_NO_BUILTINS=true` is
+    /// set, so `--builtins` here also shows that the flag wins over the variable).
+    pub fn start_with(extra: &[&str]) -> Node {
         let dir = tempfile::tempdir().unwrap();
         let data_dir = dir.path().join("data");
         let scratch = dir.path().join("scratch");
@@ -57,6 +65,7 @@ impl Node {
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .env("WEFT_NO_BUILTINS", "true")
             .arg(&data_dir)
+            .args(extra)
             .env("WEFT_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -108,7 +117,16 @@ impl Node {
 
     /// Runs `weft ARGS` with `token`.
     pub fn weft_as(&self, token: &str, args: &[&str]) -> Run {
-        run(args, &[("WEFT_URL", &self.url), ("WEFT_TOKEN", token)])
+        self.weft_stdin(token, args, None)
+    }
+
+    /// Runs `weft ARGS` with `token`, feeding `stdin` when given.
+    pub fn weft_stdin(&self, token: &str, args: &[&str], stdin: Option<&str>) -> Run {
+        run_stdin(
+            args,
+            &[("WEFT_URL", &self.url), ("WEFT_TOKEN", token)],
+            stdin,
+        )
     }
 
     /// Writes a scratch file and returns its path.
@@ -137,8 +155,8 @@ impl Run {
         &self.stdout
     }
 
-    /// Asserts exit 1 with a `weft: CODE: … (request req-…)` line on stderr.
-    pub fn api_error(&self, code: &str) {
+    /// Asserts exit 1 with a `weft: CODE: … (request req-…)` line on stderr; returns it.
+    pub fn api_error(&self, code: &str) -> &str {
         assert_eq!(self.code, 1, "expected exit 1: {self:#?}");
         let line = self
             .stderr
@@ -146,6 +164,31 @@ impl Run {
             .find(|l| l.starts_with(&format!("weft: {code}: ")))
             .unwrap_or_else(|| panic!("no `weft: {code}:` line: {self:#?}"));
         assert!(line.contains(" (request req-"), "{line}");
+        line
+    }
+
+    /// The stderr lines.
+    pub fn err_lines(&self) -> Vec<&str> {
+        self.stderr.lines().collect()
+    }
+
+    /// The stdout lines, each parsed as one JSON document (stream frames).
+    pub fn frames(&self) -> Vec<serde_json::Value> {
+        self.stdout
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("not one JSON line: {line:?}: {e}: {self:#?}"))
+            })
+            .collect()
+    }
+
+    /// The `kind` of every frame.
+    pub fn kinds(&self) -> Vec<String> {
+        self.frames()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap_or("?").to_owned())
+            .collect()
     }
 
     /// Parses stdout as JSON.
@@ -156,6 +199,11 @@ impl Run {
 
 /// Runs `weft ARGS` with only the given `WEFT_*` variables set.
 pub fn run(args: &[&str], env: &[(&str, &str)]) -> Run {
+    run_stdin(args, env, None)
+}
+
+/// Like [`run`], feeding `stdin` when given (closed at its end).
+pub fn run_stdin(args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_weft"));
     for name in CLEARED {
         command.env_remove(name);
@@ -163,7 +211,23 @@ pub fn run(args: &[&str], env: &[(&str, &str)]) -> Run {
     // Never fall back to the real user's data directory.
     command.env("WEFT_DATA_DIR", "/nonexistent/weft-test-data-dir");
     command.envs(env.iter().copied()).env_remove("NO_COLOR");
-    let output: Output = command.args(args).stdin(Stdio::null()).output().unwrap();
+    let mut child = command
+        .args(args)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(text.as_bytes()).unwrap();
+        // Dropping the pipe closes it: the child sees the end of its input.
+    }
+    let output: Output = child.wait_with_output().unwrap();
     Run {
         code: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8(output.stdout).unwrap(),
