@@ -365,11 +365,11 @@ fn openapi_documents_both_routes_with_the_live_shape() {
         keys
     };
     let d = diagnostics(&node, &admin);
-    assert_eq!(documented("NodeDiagnosticsDoc"), live(&d));
-    assert_eq!(documented("DiagnosticsLimitsDoc"), live(&d["limits"]));
+    assert_eq!(documented("NodeSnapshot"), live(&d));
+    assert_eq!(documented("LimitsSnapshot"), live(&d["limits"]));
     let echo = &d["capabilities"]["echo@1.0.0"];
-    assert_eq!(documented("CapabilityDiagnosticsDoc"), live(echo));
-    assert_eq!(documented("TimingDoc"), live(&echo["first_output"]));
+    assert_eq!(documented("CapabilitySnapshot"), live(echo));
+    assert_eq!(documented("TimingSnapshot"), live(&echo["first_output"]));
 }
 
 #[test]

@@ -52,6 +52,7 @@ impl Timing {
 
 /// Timing statistics of finished work (microsecond resolution).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TimingSnapshot {
     /// How many samples.
     pub count: u64,
@@ -91,6 +92,7 @@ pub(super) struct Counters {
 /// (`rejected_overloaded`, `timeouts`, `overloaded_streams`) are also in the code maps, so
 /// the maps always add up: `admitted == active_calls + completed + Σ failed + cancelled`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CapabilitySnapshot {
     /// Unary calls admitted and not yet finished (gauge).
     pub active_calls: u64,
@@ -179,6 +181,7 @@ impl Counters {
 
 /// The configured limits, as reported.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LimitsSnapshot {
     /// Concurrent unary calls admitted.
     pub max_concurrent_calls: usize,
@@ -196,6 +199,7 @@ pub struct LimitsSnapshot {
 
 /// Everything [`super::Diagnostics`] knows, node-wide.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NodeSnapshot {
     /// This node.
     pub node_id: String,

@@ -11,8 +11,6 @@ use axum::Json;
 use axum::extract::{Extension, State};
 use axum::http::header;
 use axum::response::IntoResponse;
-use serde::Serialize;
-use utoipa::ToSchema;
 use weft_fabric::diagnostics::{CapabilitySnapshot, NodeSnapshot, TimingSnapshot};
 use weft_registry::{Principal, Scope};
 
@@ -23,119 +21,13 @@ use crate::state::AppState;
 /// The media type of `/metrics`.
 pub const METRICS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
-/// Count, sum and max of durations (documentation shape).
-#[derive(Debug, Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct TimingDoc {
-    /// Samples.
-    pub count: u64,
-    /// Their sum, in seconds.
-    pub sum_seconds: f64,
-    /// The largest, in seconds.
-    pub max_seconds: f64,
-}
-
-/// The configured limits (documentation shape).
-#[derive(Debug, Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct DiagnosticsLimitsDoc {
-    /// Concurrent unary calls admitted.
-    pub max_concurrent_calls: u64,
-    /// Concurrent streams admitted.
-    pub max_concurrent_streams: u64,
-    /// Frames buffered per stream and direction.
-    pub stream_queue: u64,
-    /// Largest payload, result or chunk, in bytes.
-    pub max_payload_bytes: u64,
-    /// Deadline when the caller gives none, in seconds.
-    pub default_timeout_seconds: f64,
-    /// Largest deadline a caller may ask for, in seconds.
-    pub max_timeout_seconds: f64,
-}
-
-/// One `id@version`'s counters (documentation shape of `CapabilitySnapshot`). Code maps
-/// hold every code; `rejected_overloaded`, `timeouts` and `overloaded_streams` repeat one
-/// entry of them. `admitted == active_calls + completed + Σ failed + cancelled`.
-#[derive(Debug, Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct CapabilityDiagnosticsDoc {
-    /// Unary calls admitted and not yet finished (gauge).
-    pub active_calls: u64,
-    /// Unary calls that took an admission slot.
-    pub admitted: u64,
-    /// Unary calls refused before admission, by code.
-    pub rejected: BTreeMap<String, u64>,
-    /// `rejected.overloaded`.
-    pub rejected_overloaded: u64,
-    /// Admitted unary calls that returned a validated result.
-    pub completed: u64,
-    /// Admitted unary calls that failed, by code (`timeout` included).
-    pub failed: BTreeMap<String, u64>,
-    /// `failed.timeout`.
-    pub timeouts: u64,
-    /// Admitted unary calls abandoned by their caller.
-    pub cancelled: u64,
-    /// Arrival to outcome of finished admitted unary calls.
-    pub call_duration: TimingDoc,
-    /// Streams admitted and not yet ended (gauge).
-    pub active_streams: u64,
-    /// Streams that took a stream slot.
-    pub admitted_streams: u64,
-    /// Stream opens refused before admission, by code.
-    pub rejected_streams: BTreeMap<String, u64>,
-    /// `rejected_streams.overloaded`.
-    pub overloaded_streams: u64,
-    /// Streams that ended `completed`.
-    pub completed_streams: u64,
-    /// Streams that ended `failed`, by code.
-    pub failed_streams: BTreeMap<String, u64>,
-    /// Streams that ended `cancelled` (or whose caller went away).
-    pub cancelled_streams: u64,
-    /// Streams that ended without a terminal; should stay 0.
-    pub missing_terminals: u64,
-    /// Provider → caller chunks delivered.
-    pub frames_out: u64,
-    /// Their bytes (compact JSON).
-    pub bytes_out: u64,
-    /// Caller → provider chunks accepted.
-    pub frames_in: u64,
-    /// Their bytes (compact JSON).
-    pub bytes_in: u64,
-    /// The deepest frame queue observed.
-    pub max_queue_depth: u64,
-    /// Open to first chunk delivered.
-    pub first_output: TimingDoc,
-    /// Open to terminal.
-    pub stream_duration: TimingDoc,
-}
-
-/// The node's counters (documentation shape of `NodeSnapshot`).
-#[derive(Debug, Serialize, ToSchema)]
-#[allow(dead_code)]
-pub struct NodeDiagnosticsDoc {
-    /// This node.
-    pub node_id: String,
-    /// Its limits.
-    pub limits: DiagnosticsLimitsDoc,
-    /// Unary calls in flight, over all capabilities.
-    pub active_calls: u64,
-    /// Streams in flight, over all capabilities.
-    pub active_streams: u64,
-    /// Unary calls refused before they named a capability served here, by code.
-    pub unresolved_calls: BTreeMap<String, u64>,
-    /// Stream opens refused before they named a capability served here, by code.
-    pub unresolved_streams: BTreeMap<String, u64>,
-    /// Per `id@version`.
-    pub capabilities: BTreeMap<String, CapabilityDiagnosticsDoc>,
-}
-
 /// The node's call and stream counters, per `id@version`, since it started.
 ///
 /// The counters are node-wide: any authenticated token with `capabilities:read`, in any
 /// tenant, sees the traffic of every tenant on this node, including the `id@version`s other
 /// tenants call. No call ids or payloads are kept.
 #[utoipa::path(get, path = "/v1/diagnostics/node", tag = "diagnostics",
-    responses((status = 200, body = NodeDiagnosticsDoc),
+    responses((status = 200, body = NodeSnapshot),
               (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
 pub async fn node(
