@@ -7,146 +7,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::FutureExt;
-use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
-use weft_contract::{Descriptor, Limits, QualifiedId};
+use weft_contract::QualifiedId;
 use weft_fabric::diagnostics::{CapabilitySnapshot, StreamEnd, StreamProbe};
-use weft_fabric::{CallError, CallRequest, Fabric, FabricOptions};
-use weft_provider::{CallContext, Provider, ProviderError};
-use weft_registry::{
-    NodeId, ProviderId, ProviderRegistration, RedbStore, Registry, RegistryOptions, TenantId,
-};
 
-#[derive(Clone)]
-enum Behaviour {
-    Echo,
-    Sleep(Duration),
-    Fail,
-    Return(Value),
-}
+mod common;
 
-struct TestProvider {
-    descriptors: Vec<Descriptor>,
-    behaviour: Behaviour,
-}
-
-impl Provider for TestProvider {
-    fn descriptors(&self) -> Vec<Descriptor> {
-        self.descriptors.clone()
-    }
-    fn call<'a>(
-        &'a self,
-        _c: &'a CallContext,
-        payload: Value,
-    ) -> BoxFuture<'a, Result<Value, ProviderError>> {
-        let behaviour = self.behaviour.clone();
-        async move {
-            match behaviour {
-                Behaviour::Echo => Ok(payload),
-                Behaviour::Sleep(d) => {
-                    tokio::time::sleep(d).await;
-                    Ok(payload)
-                }
-                Behaviour::Fail => Err(ProviderError::Failed("boom".into())),
-                Behaviour::Return(v) => Ok(v),
-            }
-        }
-        .boxed()
-    }
-}
-
-fn text_descriptor(id: &str) -> Descriptor {
-    let text = json!({"type": "object", "properties": {"text": {"type": "string"}},
-                      "required": ["text"], "additionalProperties": false});
-    Descriptor::from_value(
-        &json!({"id": id, "version": "1.0.0", "title": id, "description": "test",
-                "io_mode": "unary", "input_schema": text, "output_schema": text}),
-        &Limits::default(),
-    )
-    .unwrap()
-}
-
-struct World {
-    _dir: tempfile::TempDir,
-    registry: Registry,
-    fabric: Fabric,
-    tenant: TenantId,
-}
-
-fn world(max_concurrent: usize) -> World {
-    let dir = tempfile::tempdir().unwrap();
-    let store = RedbStore::open(&dir.path().join("r.redb")).unwrap();
-    let registry = Registry::open(Arc::new(store), RegistryOptions::default()).unwrap();
-    registry.bootstrap().unwrap();
-    let mut options = FabricOptions::new(NodeId::parse("n1").unwrap());
-    options.max_concurrent_calls = max_concurrent;
-    World {
-        _dir: dir,
-        registry,
-        fabric: Fabric::new(options),
-        tenant: TenantId::default_tenant(),
-    }
-}
-
-impl World {
-    /// Serves `id@1.0.0` from provider `id`; returns its revision.
-    fn serve(&self, id: &str, behaviour: Behaviour) -> String {
-        let descriptor = text_descriptor(id);
-        let revision = descriptor.revision().to_string();
-        let provider_id = ProviderId::parse(id).unwrap();
-        self.registry
-            .register_provider(
-                &self.tenant,
-                provider_id.clone(),
-                ProviderRegistration {
-                    node_id: NodeId::parse("n1").unwrap(),
-                    transport: None,
-                    descriptors: vec![descriptor.clone()],
-                },
-            )
-            .unwrap();
-        let provider = TestProvider {
-            descriptors: vec![descriptor],
-            behaviour,
-        };
-        self.fabric
-            .attach(self.tenant.clone(), provider_id, Arc::new(provider));
-        revision
-    }
-
-    async fn call(
-        &self,
-        id: &str,
-        version: &str,
-        revision: &str,
-        payload: &str,
-        timeout: Option<f64>,
-    ) -> Result<weft_fabric::CallResponse, CallError> {
-        let request = CallRequest {
-            call_id: None,
-            capability_id: id.into(),
-            version: version.into(),
-            descriptor_revision: revision.into(),
-            payload: serde_json::value::RawValue::from_string(payload.into()).unwrap(),
-            timeout_seconds: timeout,
-            provider_id: None,
-            node_id: None,
-        };
-        self.fabric
-            .call(&self.registry, &self.tenant, request)
-            .await
-    }
-
-    fn counters(&self, qualified: &str) -> CapabilitySnapshot {
-        let snapshot = self.fabric.diagnostics().snapshot();
-        snapshot
-            .capabilities
-            .get(qualified)
-            .cloned()
-            .unwrap_or_else(|| panic!("no counters for {qualified}: {:?}", snapshot.capabilities))
-    }
-}
+use common::{Behaviour, world};
 
 fn codes(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
     pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
@@ -157,10 +24,10 @@ const TEXT: &str = r#"{"text":"x"}"#;
 #[tokio::test]
 async fn every_unary_outcome_is_counted_exactly_where_it_belongs() {
     let w = world(8);
-    let echo = w.serve("echo", Behaviour::Echo);
-    let fails = w.serve("fails", Behaviour::Fail);
-    let bad = w.serve("bad", Behaviour::Return(json!({"text": 1})));
-    let slow = w.serve("slow", Behaviour::Sleep(Duration::from_secs(5)));
+    let echo = w.serve_text("echo", Behaviour::Echo);
+    let fails = w.serve_text("fails", Behaviour::Fail);
+    let bad = w.serve_text("bad", Behaviour::Return(json!({"text": 1})));
+    let slow = w.serve_text("slow", Behaviour::Sleep(Duration::from_secs(5)));
     for _ in 0..3 {
         w.call("echo", "1.0.0", &echo, TEXT, None).await.unwrap();
     }
@@ -235,7 +102,7 @@ async fn every_unary_outcome_is_counted_exactly_where_it_belongs() {
 async fn overload_is_counted_and_the_gauge_follows_the_slots() {
     // Ten slow calls against a bound of eight: eight admitted (and timing out), two refused.
     let w = Arc::new(world(8));
-    let rev = w.serve("slow", Behaviour::Sleep(Duration::from_secs(5)));
+    let rev = w.serve_text("slow", Behaviour::Sleep(Duration::from_secs(5)));
     let mut calls = Vec::new();
     for _ in 0..10 {
         let (w, rev) = (w.clone(), rev.clone());
@@ -270,7 +137,7 @@ async fn overload_is_counted_and_the_gauge_follows_the_slots() {
 #[tokio::test]
 async fn a_caller_that_goes_away_is_counted_as_cancelled() {
     let w = world(8);
-    let rev = w.serve("slow", Behaviour::Sleep(Duration::from_secs(5)));
+    let rev = w.serve_text("slow", Behaviour::Sleep(Duration::from_secs(5)));
     let call = w.call("slow", "1.0.0", &rev, TEXT, None);
     assert!(
         tokio::time::timeout(Duration::from_millis(100), call)

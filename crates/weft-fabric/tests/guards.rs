@@ -5,138 +5,17 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::FutureExt;
-use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use weft_contract::{Descriptor, Limits};
 use weft_fabric::builtin::Echo;
-use weft_fabric::{CallError, CallRequest, Fabric, FabricOptions};
-use weft_provider::{CallContext, Provider, ProviderError};
-use weft_registry::{
-    NodeId, ProviderId, ProviderRegistration, RedbStore, Registry, RegistryOptions, TenantId,
-};
+use weft_fabric::{CallError, CallRequest};
+use weft_provider::Provider;
+use weft_registry::{NodeId, ProviderId, ProviderRegistration};
 
 /// What the test provider does with a call.
-#[derive(Clone)]
-enum Behaviour {
-    Echo,
-    Sleep(Duration),
-    Fail,
-    Unavailable,
-    Return(Value),
-}
+mod common;
 
-struct TestProvider {
-    descriptors: Vec<Descriptor>,
-    behaviour: Behaviour,
-}
-
-impl Provider for TestProvider {
-    fn descriptors(&self) -> Vec<Descriptor> {
-        self.descriptors.clone()
-    }
-    fn call<'a>(
-        &'a self,
-        _c: &'a CallContext,
-        payload: Value,
-    ) -> BoxFuture<'a, Result<Value, ProviderError>> {
-        let behaviour = self.behaviour.clone();
-        async move {
-            match behaviour {
-                Behaviour::Echo => Ok(payload),
-                Behaviour::Sleep(d) => {
-                    tokio::time::sleep(d).await;
-                    Ok(payload)
-                }
-                Behaviour::Fail => Err(ProviderError::Failed("RuntimeError: boom".into())),
-                Behaviour::Unavailable => Err(ProviderError::Unavailable("socket closed".into())),
-                Behaviour::Return(v) => Ok(v),
-            }
-        }
-        .boxed()
-    }
-}
-
-fn text_descriptor(id: &str, version: &str, io_mode: &str) -> Descriptor {
-    let text = json!({"type": "object", "properties": {"text": {"type": "string"}},
-                      "required": ["text"], "additionalProperties": false});
-    let mut value = json!({"id": id, "version": version, "title": id, "description": "test",
-                           "io_mode": io_mode, "input_schema": text, "output_schema": text});
-    if io_mode == "server_streaming" {
-        value["output_chunk_schema"] = json!({"type": "object"});
-    }
-    Descriptor::from_value(&value, &Limits::default()).unwrap()
-}
-
-struct World {
-    _dir: tempfile::TempDir,
-    registry: Registry,
-    fabric: Fabric,
-    tenant: TenantId,
-}
-
-fn world(max_concurrent: usize) -> World {
-    let dir = tempfile::tempdir().unwrap();
-    let store = RedbStore::open(&dir.path().join("r.redb")).unwrap();
-    let registry = Registry::open(Arc::new(store), RegistryOptions::default()).unwrap();
-    registry.bootstrap().unwrap();
-    let mut options = FabricOptions::new(NodeId::parse("n1").unwrap());
-    options.max_concurrent_calls = max_concurrent;
-    World {
-        _dir: dir,
-        registry,
-        fabric: Fabric::new(options),
-        tenant: TenantId::default_tenant(),
-    }
-}
-
-impl World {
-    fn serve(&self, provider: &str, behaviour: Behaviour, descriptors: Vec<Descriptor>) {
-        let provider_id = ProviderId::parse(provider).unwrap();
-        self.registry
-            .register_provider(
-                &self.tenant,
-                provider_id.clone(),
-                ProviderRegistration {
-                    node_id: NodeId::parse("n1").unwrap(),
-                    transport: None,
-                    descriptors: descriptors.clone(),
-                },
-            )
-            .unwrap();
-        self.fabric.attach(
-            self.tenant.clone(),
-            provider_id,
-            Arc::new(TestProvider {
-                descriptors,
-                behaviour,
-            }),
-        );
-    }
-
-    async fn call(
-        &self,
-        id: &str,
-        version: &str,
-        revision: &str,
-        payload: &str,
-        timeout: Option<f64>,
-    ) -> Result<weft_fabric::CallResponse, CallError> {
-        let request = CallRequest {
-            call_id: None,
-            capability_id: id.into(),
-            version: version.into(),
-            descriptor_revision: revision.into(),
-            payload: serde_json::value::RawValue::from_string(payload.into()).unwrap(),
-            timeout_seconds: timeout,
-            provider_id: None,
-            node_id: None,
-        };
-        self.fabric
-            .call(&self.registry, &self.tenant, request)
-            .await
-    }
-}
+use common::{Behaviour, text_descriptor, world};
 
 fn code<T: std::fmt::Debug>(r: Result<T, CallError>) -> &'static str {
     r.expect_err("call should fail").code()
