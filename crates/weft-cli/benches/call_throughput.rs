@@ -36,6 +36,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// The same allocator as the `weft` binary, so the in-process limit runs on the same stack.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const WARM_UP: Duration = Duration::from_secs(1);
 const PAYLOAD: &str = r#"{"text":"hello weft"}"#;
 

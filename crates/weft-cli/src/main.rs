@@ -15,6 +15,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// mimalloc instead of the system allocator: per-call allocation churn dominated glibc's
+/// malloc in profiles of the call path (see docs/benchmarks.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The capability fabric: publish what you can do, discover, pin, call.
 #[derive(Debug, Parser)]
 #[command(name = "weft", version, about, long_about = None)]

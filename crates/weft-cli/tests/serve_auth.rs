@@ -289,12 +289,18 @@ fn request_ids_are_honoured_or_minted_and_match_the_envelope() {
     let dir = tempdir();
     let node = Node::start(dir.path(), &[]);
     let admin = node.admin();
+    // `req-` + 16 lowercase hex digits (per process) + `-` + a decimal counter.
     let is_minted = |id: &str| {
-        id.len() == 28
-            && id.starts_with("req-")
-            && id[4..]
+        let Some((prefix, counter)) = id.strip_prefix("req-").and_then(|r| r.split_once('-'))
+        else {
+            return false;
+        };
+        prefix.len() == 16
+            && prefix
                 .bytes()
                 .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+            && !counter.is_empty()
+            && counter.bytes().all(|b| b.is_ascii_digit())
     };
     // Minted on success and on errors, different each time.
     let a = node.call("GET", "/healthz", None, None, &[]);

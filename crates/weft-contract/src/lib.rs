@@ -26,5 +26,5 @@ pub use error::{DescriptorError, DescriptorErrorKind, DescriptorErrors};
 pub use id::CapabilityId;
 pub use limits::Limits;
 pub use revision::DescriptorRevision;
-pub use schema::{CompiledSchema, SchemaRole, ValidationErrors, ValidationFailure};
+pub use schema::{CompiledSchema, SchemaRole, ValidationErrors, ValidationFailure, encoded_len};
 pub use version::{CapabilityRequirement, CapabilityVersion, QualifiedId, VersionRequirement};

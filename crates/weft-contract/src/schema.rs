@@ -275,6 +275,46 @@ pub fn json_depth(value: &Value) -> usize {
     deepest
 }
 
+/// Length in bytes of `value` encoded as compact JSON, measured without building the text.
+pub fn encoded_len(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // Writing a `Value` to a writer that never fails cannot fail.
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => usize::MAX,
+    }
+}
+
+#[cfg(test)]
+mod encoded_len_tests {
+    use super::encoded_len;
+    use serde_json::json;
+
+    #[test]
+    fn matches_the_compact_text() {
+        for value in [
+            json!(null),
+            json!({"a": [1, 2.5, "é\n\"q"], "b": {"c": true}}),
+            json!("x".repeat(1000)),
+        ] {
+            assert_eq!(
+                encoded_len(&value),
+                serde_json::to_vec(&value).unwrap().len()
+            );
+        }
+    }
+}
+
 fn check_dialect(schema: &Value, pointer: &mut String) -> Result<(), SchemaError> {
     match schema {
         Value::Object(map) => {

@@ -139,13 +139,25 @@ pub struct Fabric {
     diagnostics: Diagnostics,
 }
 
+/// `call-` + the process start time + a counter: unique per node without a clock read on
+/// every call.
 fn mint_call_id() -> String {
+    use std::sync::OnceLock;
     use std::sync::atomic::{AtomicU64, Ordering};
+    static PREFIX: OnceLock<String> = OnceLock::new();
     static NEXT: AtomicU64 = AtomicU64::new(1);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("call-{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+    let prefix = PREFIX.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("call-{nanos:x}-")
+    });
+    let mut counter = itoa::Buffer::new();
+    let counter = counter.format(NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut id = String::with_capacity(prefix.len() + counter.len());
+    id.push_str(prefix);
+    id.push_str(counter);
+    id
 }
 
 fn failures_json(errors: &weft_contract::ValidationErrors) -> Value {
@@ -310,7 +322,7 @@ impl Fabric {
                 errors: None,
             });
         }
-        let size = serde_json::to_vec(&result).map_or(usize::MAX, |b| b.len());
+        let size = weft_contract::encoded_len(&result);
         if size > limit {
             return Err(CallError::InvalidResult {
                 message: format!("the result is {size} bytes; the limit is {limit}"),
@@ -328,9 +340,9 @@ impl Fabric {
             result,
             capability_id: id,
             version,
-            revision: descriptor.revision().to_string(),
-            provider_id: provider_id.to_string(),
-            node_id: node_id.to_string(),
+            revision: descriptor.revision().as_str().to_owned(),
+            provider_id: provider_id.as_str().to_owned(),
+            node_id: node_id.as_str().to_owned(),
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         })
     }

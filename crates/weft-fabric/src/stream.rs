@@ -122,7 +122,7 @@ impl InputHandle {
     /// Checks one caller chunk against the size limit and `input_chunk_schema`; a chunk
     /// that passes is counted as a frame in.
     pub fn check(&self, chunk: &Value) -> Result<(), String> {
-        let size = serde_json::to_vec(chunk).map_or(usize::MAX, |b| b.len());
+        let size = weft_contract::encoded_len(chunk);
         if size > self.limit {
             return Err(format!(
                 "a chunk of {size} bytes exceeds the limit of {}",
@@ -303,7 +303,7 @@ enum End {
 impl Run {
     /// Checks a provider chunk; `Ok` carries its size in bytes.
     fn check_chunk(&self, chunk: &Value) -> Result<usize, String> {
-        let size = serde_json::to_vec(chunk).map_or(usize::MAX, |b| b.len());
+        let size = weft_contract::encoded_len(chunk);
         if size > self.limit {
             return Err(format!(
                 "a chunk of {size} bytes exceeds the limit of {}",

@@ -23,27 +23,31 @@ fn acceptable_request_id(value: &HeaderValue) -> Option<String> {
     ok.then(|| text.to_owned())
 }
 
-/// `req-` + a per-process random prefix + a counter: unique without a syscall or a
+/// `req-` + a per-process random prefix + `-` + a decimal counter: unique without a syscall or a
 /// formatting allocation per byte on every request.
 fn mint_request_id() -> String {
     use std::sync::OnceLock;
     use std::sync::atomic::{AtomicU64, Ordering};
-    static PREFIX: OnceLock<u64> = OnceLock::new();
+    static PREFIX: OnceLock<String> = OnceLock::new();
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    let prefix = *PREFIX.get_or_init(|| {
+    let prefix = PREFIX.get_or_init(|| {
         let mut bytes = [0u8; 8];
         // Without randomness fall back to the start time; uniqueness per process still holds.
-        if getrandom::fill(&mut bytes).is_err() {
-            return std::time::SystemTime::now()
+        let prefix = if getrandom::fill(&mut bytes).is_err() {
+            std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
-        }
-        u64::from_le_bytes(bytes)
+                .map_or(0, |d| d.as_nanos() as u64)
+        } else {
+            u64::from_le_bytes(bytes)
+        };
+        format!("req-{prefix:016x}-")
     });
-    format!(
-        "req-{prefix:016x}{:08x}",
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    let mut counter = itoa::Buffer::new();
+    let counter = counter.format(NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut id = String::with_capacity(prefix.len() + counter.len());
+    id.push_str(prefix);
+    id.push_str(counter);
+    id
 }
 
 /// Honours a sane `X-Request-Id` or mints `req-…`; echoes it on every response and writes
@@ -58,7 +62,9 @@ pub async fn request_id(mut request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     if let Some(PendingError { error }) = response.extensions_mut().remove::<PendingError>() {
         let status = response.status();
-        let headers = std::mem::take(response.headers_mut());
+        let mut headers = std::mem::take(response.headers_mut());
+        // The length belonged to the placeholder body; the rendered one sets its own.
+        headers.remove(header::CONTENT_LENGTH);
         let mut rendered = Response::new(axum::body::Body::from(render(&error, &id)));
         *rendered.status_mut() = status;
         *rendered.headers_mut() = headers;

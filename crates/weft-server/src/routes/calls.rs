@@ -3,9 +3,10 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::Json;
+use axum::extract::FromRequestParts;
 use axum::extract::{Extension, State};
-use axum::http::{HeaderMap, header};
+use axum::http::header;
+use axum::http::request::Parts;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures_util::Stream;
@@ -15,6 +16,7 @@ use weft_fabric::{CallRequest, FrameKind, StreamCall};
 use weft_registry::{Principal, Scope};
 
 use super::ApiResult;
+use crate::error::ApiError;
 use crate::extract::StrictJson;
 use crate::layers::require;
 use crate::state::AppState;
@@ -89,11 +91,11 @@ pub struct CallResult {
 pub async fn call(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
-    headers: HeaderMap,
+    AcceptsEventStream(event_stream): AcceptsEventStream,
     body: StrictJson<CallRequest>,
 ) -> ApiResult<Response> {
     require(&principal, Scope::Call)?;
-    if wants_event_stream(&headers) {
+    if event_stream {
         let stream = state
             .fabric
             .open_stream(&state.registry, &principal.tenant, body.value)
@@ -104,18 +106,41 @@ pub async fn call(
         .fabric
         .call(&state.registry, &principal.tenant, body.value)
         .await?;
-    Ok(Json(response).into_response())
+    Ok(json_body(&response))
 }
 
-fn wants_event_stream(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| {
-            v.split(',')
-                .any(|t| t.trim().starts_with("text/event-stream"))
-        })
+/// The success body, serialized once into a buffer sized for a typical answer (axum's
+/// `Json` starts at 128 bytes and grows, copying, on every call).
+fn json_body(response: &weft_fabric::CallResponse) -> Response {
+    let mut body = Vec::with_capacity(512);
+    match serde_json::to_writer(&mut body, response) {
+        Ok(()) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        // Unreachable for a `Value` and strings; answered like any other handler failure.
+        Err(e) => {
+            ApiError::new("internal", format!("could not encode the result: {e}")).into_response()
+        }
+    }
+}
+
+/// Whether the caller's `Accept` asks for `text/event-stream` (read in place: taking the
+/// whole `HeaderMap` as an extractor would copy it on every call).
+pub struct AcceptsEventStream(pub bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for AcceptsEventStream {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let wanted = parts
+            .headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| {
+                v.split(',')
+                    .any(|t| t.trim().starts_with("text/event-stream"))
+            });
+        Ok(Self(wanted))
+    }
 }
 
 /// Frames as Server-Sent Events: `id:` the sequence, `event:` the kind, `data:` the frame.
