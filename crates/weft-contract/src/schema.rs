@@ -295,26 +295,6 @@ pub fn encoded_len(value: &Value) -> usize {
     }
 }
 
-#[cfg(test)]
-mod encoded_len_tests {
-    use super::encoded_len;
-    use serde_json::json;
-
-    #[test]
-    fn matches_the_compact_text() {
-        for value in [
-            json!(null),
-            json!({"a": [1, 2.5, "é\n\"q"], "b": {"c": true}}),
-            json!("x".repeat(1000)),
-        ] {
-            assert_eq!(
-                encoded_len(&value),
-                serde_json::to_vec(&value).unwrap().len()
-            );
-        }
-    }
-}
-
 fn check_dialect(schema: &Value, pointer: &mut String) -> Result<(), SchemaError> {
     match schema {
         Value::Object(map) => {

@@ -299,3 +299,15 @@ fn validators_are_compiled_once_and_shared_by_clones() {
     );
     assert!(d.has_schema(SchemaRole::Input) && !d.has_schema(SchemaRole::Output));
 }
+
+#[test]
+fn encoded_len_matches_the_compact_text() {
+    for value in [
+        json!(null),
+        json!({"a": [1, 2.5, "é\n\"q"], "b": {"c": true}}),
+        json!("x".repeat(1000)),
+    ] {
+        let text = serde_json::to_vec(&value).unwrap_or_default();
+        assert_eq!(weft_contract::encoded_len(&value), text.len());
+    }
+}
