@@ -30,6 +30,7 @@
 //! # }
 //! ```
 
+mod calls;
 mod child;
 mod config;
 mod error;
@@ -37,6 +38,7 @@ pub mod protocol;
 mod provider;
 mod session;
 mod state;
+mod stream;
 mod supervisor;
 
 pub use config::ManagedConfig;
