@@ -56,6 +56,10 @@ pub(crate) struct Registered {
     pub events: mpsc::UnboundedReceiver<Event>,
     /// Woken when the child acknowledges input chunks.
     pub credit: Arc<Notify>,
+    /// Woken when the call ends abnormally (a violation, the end of the run): its
+    /// [`Event::Done`] is then already queued, and chunks ahead of it need not be
+    /// delivered first.
+    pub abort: Arc<Notify>,
 }
 
 /// The result of asking for input credit.
@@ -86,6 +90,15 @@ struct Entry {
     /// Input chunks written and not yet acknowledged by the child.
     in_unacked: u32,
     credit: Arc<Notify>,
+    abort: Arc<Notify>,
+}
+
+impl Entry {
+    /// Ends the call abnormally: queues its final reply and wakes its task.
+    fn abort(self, reply: Reply) {
+        let _ = self.events.send(Event::Done(reply));
+        self.abort.notify_one();
+    }
 }
 
 /// In-flight and recently cancelled calls.
@@ -109,6 +122,7 @@ impl Calls {
         }
         let (tx, rx) = mpsc::unbounded_channel();
         let credit = Arc::new(Notify::new());
+        let abort = Arc::new(Notify::new());
         self.pending.insert(
             call_id.to_owned(),
             Entry {
@@ -117,9 +131,14 @@ impl Calls {
                 out_unacked: 0,
                 in_unacked: 0,
                 credit: Arc::clone(&credit),
+                abort: Arc::clone(&abort),
             },
         );
-        Ok(Registered { events: rx, credit })
+        Ok(Registered {
+            events: rx,
+            credit,
+            abort,
+        })
     }
 
     /// Forgets a call whose line was never written.
@@ -251,9 +270,7 @@ impl Calls {
         self.cancelled.clear();
         self.cancel_order.clear();
         for (_, entry) in self.pending.drain() {
-            let _ = entry
-                .events
-                .send(Event::Done(Reply::Ended(failure.clone())));
+            entry.abort(Reply::Ended(failure.clone()));
         }
     }
 
@@ -266,7 +283,7 @@ impl Calls {
     /// remembered as cancelled, so what the child still sends for it is discarded.
     fn violate(&mut self, call_id: &str, reason: String) -> Handled {
         if let Some(entry) = self.pending.remove(call_id) {
-            let _ = entry.events.send(Event::Done(Reply::Violation(reason)));
+            entry.abort(Reply::Violation(reason));
         }
         self.remember_cancel(call_id);
         Handled::Violated

@@ -46,6 +46,16 @@ pub(crate) async fn final_reply(events: &mut mpsc::UnboundedReceiver<Event>) -> 
     }
 }
 
+/// The final reply already queued behind undelivered chunks.
+fn skip_to_done(events: &mut mpsc::UnboundedReceiver<Event>) -> Reply {
+    while let Ok(event) = events.try_recv() {
+        if let Event::Done(reply) = event {
+            return reply;
+        }
+    }
+    ended()
+}
+
 fn ended() -> Reply {
     Reply::Ended(ChildFailure::Exited("without answering".into()))
 }
@@ -71,6 +81,7 @@ impl Pipe<'_> {
         output: &ChunkSink,
     ) -> Result<Reply, ProviderError> {
         let credit = Arc::clone(&registered.credit);
+        let abort = Arc::clone(&registered.abort);
         let feed = async {
             if let Some(source) = input {
                 self.feed(source, &credit).await?;
@@ -79,23 +90,30 @@ impl Pipe<'_> {
             std::future::pending::<Result<Reply, ProviderError>>().await
         };
         tokio::select! {
-            reply = self.drain(&mut registered.events, output) => reply,
+            reply = self.drain(&mut registered.events, &abort, output) => reply,
             failed = feed => failed,
         }
     }
 
     /// Child → caller: forwards output chunks, acknowledging each once the sink took it.
+    /// A call that ends abnormally stops waiting for a slow sink.
     async fn drain(
         &self,
         events: &mut mpsc::UnboundedReceiver<Event>,
+        abort: &Notify,
         output: &ChunkSink,
     ) -> Result<Reply, ProviderError> {
         loop {
             match events.recv().await {
                 Some(Event::Chunk(chunk)) => {
-                    output.send(chunk).await.map_err(|_| {
-                        ProviderError::Failed("the stream was closed before it completed".into())
-                    })?;
+                    tokio::select! {
+                        // Deliver whenever the sink has room; give up only when it has not.
+                        biased;
+                        sent = output.send(chunk) => sent.map_err(|_| {
+                            ProviderError::Failed("the stream was closed before it completed".into())
+                        })?,
+                        () = abort.notified() => return Ok(skip_to_done(events)),
+                    }
                     self.session.consumed(self.call_id);
                 }
                 Some(Event::Done(reply)) => return Ok(reply),
