@@ -78,9 +78,10 @@ class Cancelled(Exception):
 class Call:
     """One call in flight: its cancel flag, its output credit and its input inbox."""
 
-    def __init__(self, call_id, window):
+    def __init__(self, call_id, window, streaming):
         self.call_id = call_id
         self.window = window
+        self.streaming = streaming
         self.cond = threading.Condition()
         self.unacked = 0  # output chunks written and not yet acknowledged by the node
         self.sent = 0
@@ -298,7 +299,7 @@ def main():
             call_id = message["call_id"]
             window = int(message.get("window", 16))
             journal(f"call {call_id} {message['capability_id']} {window}")
-            call = Call(call_id, window)
+            call = Call(call_id, window, "window" in message)
             with _calls_lock:
                 _calls[call_id] = call
             worker = threading.Thread(target=run_call, args=(message, call), daemon=True)
@@ -319,7 +320,14 @@ def main():
                 call.cancel()
         else:
             log(f"ignoring message of unknown type {kind!r}")
+    # End of input: no more acks, input chunks or half-closes can arrive, so a streaming
+    # call still running could wait forever. Give them up (the node has already failed
+    # them); a unary call finishes normally.
     log("end of input; finishing in-flight calls")
+    with _calls_lock:
+        streaming = [c for c in _calls.values() if c.streaming]
+    for call in streaming:
+        call.cancel()
     for worker in workers:
         worker.join()
     journal("exit")
