@@ -6,6 +6,7 @@
 
 mod harness;
 
+use harness::streams::sse_events;
 use harness::{Node, assert_error, tempdir};
 use serde_json::{Value, json};
 
@@ -141,25 +142,6 @@ fn builtins_can_be_disabled() {
 }
 
 /// Reads a whole SSE response into (event, data) pairs.
-fn sse_events(text: &str) -> Vec<(String, Value)> {
-    let mut events = Vec::new();
-    let (mut event, mut data) = (String::new(), String::new());
-    for line in text.lines() {
-        if let Some(e) = line.strip_prefix("event: ") {
-            event = e.to_owned();
-        } else if let Some(d) = line.strip_prefix("data: ") {
-            data = d.to_owned();
-        } else if line.is_empty() && !event.is_empty() {
-            events.push((
-                std::mem::take(&mut event),
-                serde_json::from_str(&data).unwrap(),
-            ));
-            data.clear();
-        }
-    }
-    events
-}
-
 #[test]
 fn server_streaming_over_sse_delivers_ordered_frames_and_one_terminal() {
     let dir = tempdir();

@@ -42,6 +42,10 @@ pub struct ManagedConfig {
     pub shutdown_grace: Duration,
     /// Limits applied when the descriptors of the handshake are checked.
     pub descriptor_limits: Limits,
+    /// Flow-control window of streaming calls (protocol 2): at most this many chunks may
+    /// be unacknowledged per call and direction. Sent to the child in each streaming
+    /// `call`.
+    pub stream_window: u32,
 }
 
 impl ManagedConfig {
@@ -59,6 +63,8 @@ impl ManagedConfig {
     pub const DEFAULT_BACKOFF_RESET_AFTER: Duration = Duration::from_secs(600);
     /// Default [`ManagedConfig::shutdown_grace`]: 2 s.
     pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+    /// Default [`ManagedConfig::stream_window`]: 16 chunks.
+    pub const DEFAULT_STREAM_WINDOW: u32 = 16;
 
     /// The default restart backoff: 5, 15, 45, 120, 300 s, then 300 s.
     pub fn default_backoff() -> Vec<Duration> {
@@ -83,11 +89,13 @@ impl ManagedConfig {
             backoff_reset_after: Self::DEFAULT_BACKOFF_RESET_AFTER,
             shutdown_grace: Self::DEFAULT_SHUTDOWN_GRACE,
             descriptor_limits: Limits::default(),
+            stream_window: Self::DEFAULT_STREAM_WINDOW,
         }
     }
 
     /// Checks the configuration: a non-blank id, a non-empty command, positive
-    /// durations, a non-empty backoff and a line limit of at least 1 KiB.
+    /// durations, a non-empty backoff, a line limit of at least 1 KiB and a stream window
+    /// of at least 1.
     pub fn validate(&self) -> Result<(), ManagedError> {
         let invalid = |message: String| {
             Err(ManagedError::InvalidConfig {
@@ -123,6 +131,9 @@ impl ManagedConfig {
                 Self::MIN_MAX_LINE_BYTES,
                 self.max_line_bytes
             ));
+        }
+        if self.stream_window == 0 {
+            return invalid("stream_window must be at least 1".into());
         }
         Ok(())
     }
@@ -209,6 +220,9 @@ mod tests {
         assert!(c.validate().is_err());
         let mut c = good.clone();
         c.ping_interval = Duration::ZERO;
+        assert!(c.validate().is_err());
+        let mut c = good.clone();
+        c.stream_window = 0;
         assert!(c.validate().is_err());
         let mut c = good;
         c.id = " ".into();

@@ -6,7 +6,10 @@
 //! `docs/provider-protocol.md`; this crate is the node's side of it.
 //!
 //! [`ManagedProvider`] implements [`weft_provider::Provider`], so the fabric calls a
-//! child like any other provider. A supervisor task runs the child: it sends `hello`,
+//! child like any other provider, unary or streaming. A child that chooses protocol 2 may
+//! serve streaming capabilities: chunks flow both ways under credit-based flow control
+//! (at most [`ManagedConfig::stream_window`] unacknowledged per call and direction), and
+//! a child that breaks a call's window fails only that call. A supervisor task runs the child: it sends `hello`,
 //! checks the `ready` handshake (every descriptor must pass
 //! [`weft_contract::Descriptor::from_value`]), pings it, and on exit or protocol fault
 //! kills it, fails every in-flight call (calls are never replayed) and restarts it with
@@ -30,6 +33,7 @@
 //! # }
 //! ```
 
+mod calls;
 mod child;
 mod config;
 mod error;
@@ -37,6 +41,7 @@ pub mod protocol;
 mod provider;
 mod session;
 mod state;
+mod stream;
 mod supervisor;
 
 pub use config::ManagedConfig;

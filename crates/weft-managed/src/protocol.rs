@@ -2,8 +2,12 @@
 //!
 //! One JSON object per line, `\n`-terminated, UTF-8. Decoding of what a child sends is
 //! strict: the line length is checked by the reader before any parsing, then the line
-//! must be a JSON object whose `type` is one the child may send in protocol 1, carrying
-//! exactly that message's fields (unknown or duplicate fields are faults).
+//! must be a JSON object whose `type` is one the child may send in the negotiated
+//! protocol version, carrying exactly that message's fields (unknown or duplicate fields
+//! are faults). Protocol 2 adds streaming: `chunk` and `ack` in both directions, `end`
+//! from the node.
+
+use std::num::NonZeroU32;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -11,15 +15,17 @@ use serde_json::{Value, json};
 use thiserror::Error;
 
 /// The highest protocol version this node speaks.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 /// The lowest protocol version this node speaks.
 pub const MIN_PROTOCOL_VERSION: u32 = 1;
+/// The first protocol version with streaming calls (`chunk`, `end`, `ack`).
+pub const STREAMING_PROTOCOL: u32 = 2;
 
-/// Message types reserved for streaming in protocol 2; a protocol-1 child sending them
-/// commits a fault.
-pub const RESERVED_TYPES: [&str; 2] = ["chunk", "end"];
+/// Message types of streaming (protocol 2); a protocol-1 child sending them commits a
+/// fault.
+pub const STREAMING_TYPES: [&str; 3] = ["chunk", "end", "ack"];
 
-/// A message a child may send in protocol 1.
+/// A message a child may send (`chunk` and `ack` only in protocol 2).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ChildMessage {
     /// The handshake answer to `hello`.
@@ -48,6 +54,20 @@ pub enum ChildMessage {
         /// The ping's id, echoed.
         id: String,
     },
+    /// One output chunk of a streaming call (protocol 2).
+    Chunk {
+        /// The call the chunk belongs to.
+        call_id: String,
+        /// The chunk (the node's fabric checks it against `output_chunk_schema`).
+        chunk: Value,
+    },
+    /// The child consumed `chunks` input chunks of a call (protocol 2): credit back.
+    Ack {
+        /// The call whose input chunks were consumed.
+        call_id: String,
+        /// How many (at least 1).
+        chunks: u32,
+    },
 }
 
 /// Why a line from a child is not a valid protocol-1 message.
@@ -59,8 +79,10 @@ pub enum DecodeError {
     /// A `type` the child may not send.
     #[error("unknown message type {0:?}")]
     UnknownType(String),
-    /// A type reserved for a later protocol version.
-    #[error("message type {0:?} is reserved for protocol 2 (streaming)")]
+    /// A streaming type from a child that chose protocol 1.
+    #[error(
+        "message type {0:?} is reserved for protocol 2 (streaming); the child chose protocol 1"
+    )]
     Reserved(String),
     /// The fields do not match the message type.
     #[error("invalid {kind:?} message: {message}")]
@@ -113,6 +135,24 @@ struct PongWire {
     id: String,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ChunkWire {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    call_id: String,
+    chunk: Value,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AckWire {
+    #[serde(rename = "type")]
+    _kind: IgnoredAny,
+    call_id: String,
+    chunks: NonZeroU32,
+}
+
 fn fields<'a, T: Deserialize<'a>>(kind: &str, line: &'a [u8]) -> Result<T, DecodeError> {
     serde_json::from_slice(line).map_err(|e| DecodeError::Fields {
         kind: kind.to_owned(),
@@ -120,8 +160,10 @@ fn fields<'a, T: Deserialize<'a>>(kind: &str, line: &'a [u8]) -> Result<T, Decod
     })
 }
 
-/// Decodes one line (without its newline) a child wrote on stdout.
-pub fn decode_child(line: &[u8]) -> Result<ChildMessage, DecodeError> {
+/// Decodes one line (without its newline) a child wrote on stdout, for a child that chose
+/// `protocol` (use [`MIN_PROTOCOL_VERSION`] before the handshake: `ready` decodes the
+/// same in every version).
+pub fn decode_child(line: &[u8], protocol: u32) -> Result<ChildMessage, DecodeError> {
     let peek: Peek =
         serde_json::from_slice(line).map_err(|e| DecodeError::Malformed(e.to_string()))?;
     let kind = peek.kind.as_str();
@@ -151,7 +193,23 @@ pub fn decode_child(line: &[u8]) -> Result<ChildMessage, DecodeError> {
             let w: PongWire = fields(kind, line)?;
             Ok(ChildMessage::Pong { id: w.id })
         }
-        other if RESERVED_TYPES.contains(&other) => Err(DecodeError::Reserved(other.to_owned())),
+        other if protocol < STREAMING_PROTOCOL && STREAMING_TYPES.contains(&other) => {
+            Err(DecodeError::Reserved(other.to_owned()))
+        }
+        "chunk" => {
+            let w: ChunkWire = fields(kind, line)?;
+            Ok(ChildMessage::Chunk {
+                call_id: w.call_id,
+                chunk: w.chunk,
+            })
+        }
+        "ack" => {
+            let w: AckWire = fields(kind, line)?;
+            Ok(ChildMessage::Ack {
+                call_id: w.call_id,
+                chunks: w.chunks.get(),
+            })
+        }
         other => Err(DecodeError::UnknownType(other.to_owned())),
     }
 }
@@ -191,11 +249,13 @@ pub struct CallLine<'a> {
     pub deadline_ms: u64,
     /// The validated payload.
     pub payload: &'a Value,
+    /// The flow-control window of a streaming call (`None` for a unary call: no field).
+    pub window: Option<u32>,
 }
 
 /// A `call` line, newline-terminated.
 pub fn encode_call(call: &CallLine<'_>) -> String {
-    line(&json!({
+    let mut message = json!({
         "type": "call",
         "call_id": call.call_id,
         "fabric_call_id": call.fabric_call_id,
@@ -204,7 +264,26 @@ pub fn encode_call(call: &CallLine<'_>) -> String {
         "revision": call.revision,
         "deadline_ms": call.deadline_ms,
         "payload": call.payload,
-    }))
+    });
+    if let (Some(window), Some(fields)) = (call.window, message.as_object_mut()) {
+        fields.insert("window".into(), json!(window));
+    }
+    line(&message)
+}
+
+/// An input `chunk` line of a streaming call, newline-terminated.
+pub fn encode_chunk(call_id: &str, chunk: &Value) -> String {
+    line(&json!({"type": "chunk", "call_id": call_id, "chunk": chunk}))
+}
+
+/// An `end` line (the caller half-closed its input), newline-terminated.
+pub fn encode_end(call_id: &str) -> String {
+    line(&json!({"type": "end", "call_id": call_id}))
+}
+
+/// An `ack` line (the node consumed `chunks` output chunks), newline-terminated.
+pub fn encode_ack(call_id: &str, chunks: u32) -> String {
+    line(&json!({"type": "ack", "call_id": call_id, "chunks": chunks}))
 }
 
 /// A `cancel` line, newline-terminated.
@@ -224,7 +303,7 @@ mod tests {
     use super::*;
 
     fn decode(text: &str) -> Result<ChildMessage, DecodeError> {
-        decode_child(text.as_bytes())
+        decode_child(text.as_bytes(), 1)
     }
 
     #[test]
@@ -309,14 +388,17 @@ mod tests {
             revision: "r",
             deadline_ms: 5,
             payload: &payload,
+            window: None,
         });
+        assert!(!text.contains("window"));
         assert!(text.ends_with('\n'));
         assert_eq!(text.matches('\n').count(), 1);
         let back: Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back["payload"], payload);
         assert_eq!(back["type"], "call");
         let hello: Value = serde_json::from_str(&encode_hello("py", 4096)).unwrap();
-        assert_eq!(hello["protocol"], 1);
+        assert_eq!(hello["protocol"], 2);
+        assert_eq!(hello["min_protocol"], 1);
         assert_eq!(hello["max_line_bytes"], 4096);
     }
 }

@@ -8,20 +8,28 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use weft_contract::{Descriptor, QualifiedId};
-use weft_provider::{CallContext, Provider, ProviderError};
+use weft_contract::{Descriptor, IoMode, QualifiedId};
+use weft_provider::{CallContext, ChunkSink, ChunkSource, Provider, ProviderError};
 
+use crate::calls::{Flow, Registered, Reply};
 use crate::config::ManagedConfig;
 use crate::error::{ChildFailure, ManagedError};
 use crate::protocol::{self, CallLine};
-use crate::session::{CallGuard, Reply};
+use crate::session::{CallGuard, Session};
 use crate::state::{ChildState, ManagedStatus, Shared};
-use crate::supervisor;
+use crate::{stream, supervisor};
 
 /// Extra time [`ManagedProvider::start`] allows beyond the handshake timeout (spawning).
 const START_SLACK: Duration = Duration::from_secs(5);
 /// Extra time [`ManagedProvider::shutdown`] allows beyond the grace period (reaping).
 const SHUTDOWN_SLACK: Duration = Duration::from_secs(3);
+
+/// A call whose `call` line was written.
+struct Begun {
+    session: Arc<Session>,
+    call_id: String,
+    registered: Registered,
+}
 
 /// A provider served by a supervised child process speaking the managed-provider
 /// protocol over its stdin and stdout.
@@ -152,11 +160,15 @@ impl ManagedProvider {
         }
     }
 
-    async fn call_inner(
+    /// Checks that the call can go to the current child, registers it and writes its
+    /// `call` line. `streaming` says which trait method is calling: the descriptor's mode
+    /// must match it.
+    fn begin(
         &self,
         context: &CallContext,
-        payload: Value,
-    ) -> Result<Value, ProviderError> {
+        payload: &Value,
+        streaming: bool,
+    ) -> Result<Begun, ProviderError> {
         let id = &self.shared.config.id;
         let session = self
             .shared
@@ -176,12 +188,29 @@ impl ManagedProvider {
                 context.revision
             )));
         }
+        let mode = descriptor.io_mode();
+        if (mode != IoMode::Unary) != streaming {
+            return Err(ProviderError::Failed(format!(
+                "{capability} is {mode}; it cannot be called {}",
+                if streaming {
+                    "as a stream"
+                } else {
+                    "as a unary call"
+                }
+            )));
+        }
         let remaining = context.deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
             return Err(ProviderError::Failed(
                 "the deadline passed before the call was sent".into(),
             ));
         }
+        let window = self.shared.config.stream_window;
+        let flow = streaming.then_some(Flow {
+            window,
+            input: mode.has_input_chunks(),
+            output: mode.has_output_chunks(),
+        });
         let call_id = self.shared.mint_call_id();
         let line = protocol::encode_call(&CallLine {
             call_id: &call_id,
@@ -192,44 +221,93 @@ impl ManagedProvider {
             deadline_ms: u64::try_from(remaining.as_millis())
                 .unwrap_or(u64::MAX)
                 .max(1),
-            payload: &payload,
+            payload,
+            window: flow.map(|f| f.window),
         });
-        let limit = self.shared.config.max_line_bytes;
-        if line.len() - 1 > limit {
-            return Err(ProviderError::Failed(format!(
-                "the call is {} bytes on the wire; provider {id} accepts lines of at most {limit}",
-                line.len() - 1
-            )));
-        }
-        let reply = session.register(&call_id).map_err(|f| self.ended(&f))?;
+        stream::check_line(&line, self.shared.config.max_line_bytes, id, "call")?;
+        let registered = session
+            .register(&call_id, flow)
+            .map_err(|f| self.ended(&f))?;
         if !session.send(line) {
             session.forget(&call_id);
             return Err(self.not_running());
         }
-        let mut guard = CallGuard::new(&session, &call_id);
-        let outcome = tokio::time::timeout_at(context.deadline.into(), reply).await;
-        match outcome {
-            Ok(Ok(Reply::Result(value))) => {
-                guard.disarm();
-                Ok(value)
-            }
-            Ok(Ok(Reply::Error(message))) => {
-                guard.disarm();
-                Err(ProviderError::Failed(message))
-            }
-            Ok(Ok(Reply::Ended(failure))) => {
-                guard.disarm();
-                Err(self.ended(&failure))
-            }
-            Ok(Err(_)) => {
-                guard.disarm();
-                Err(self.ended(&ChildFailure::Exited("without answering".into())))
-            }
-            // The guard sends `cancel` as it drops.
-            Err(_) => Err(ProviderError::Failed(format!(
-                "the deadline passed; provider {id} was sent a cancel"
+        Ok(Begun {
+            session,
+            call_id,
+            registered,
+        })
+    }
+
+    async fn call_inner(
+        &self,
+        context: &CallContext,
+        payload: Value,
+    ) -> Result<Value, ProviderError> {
+        let Begun {
+            session,
+            call_id,
+            mut registered,
+        } = self.begin(context, &payload, false)?;
+        let _guard = CallGuard::new(&session, &call_id);
+        let reply = tokio::time::timeout_at(
+            context.deadline.into(),
+            stream::final_reply(&mut registered.events),
+        )
+        .await
+        .map_err(|_| self.deadline_passed())?;
+        self.outcome(reply)
+    }
+
+    async fn stream_inner(
+        &self,
+        context: &CallContext,
+        payload: Value,
+        input: Option<ChunkSource>,
+        output: ChunkSink,
+    ) -> Result<Option<Value>, ProviderError> {
+        let Begun {
+            session,
+            call_id,
+            mut registered,
+        } = self.begin(context, &payload, true)?;
+        // Dropped on every way out: the child is sent a cancel unless the call is over.
+        let _guard = CallGuard::new(&session, &call_id);
+        let pipe = stream::Pipe {
+            session: &session,
+            call_id: &call_id,
+            max_line_bytes: self.shared.config.max_line_bytes,
+            provider_id: &self.shared.config.id,
+        };
+        let reply = tokio::time::timeout_at(
+            context.deadline.into(),
+            pipe.run(&mut registered, input, &output),
+        )
+        .await
+        .map_err(|_| self.deadline_passed())??;
+        // `null` is "completed without a payload".
+        let value = self.outcome(reply)?;
+        Ok((!value.is_null()).then_some(value))
+    }
+
+    /// What the caller sees for the child's final reply.
+    fn outcome(&self, reply: Reply) -> Result<Value, ProviderError> {
+        match reply {
+            Reply::Result(value) => Ok(value),
+            Reply::Error(message) => Err(ProviderError::Failed(message)),
+            Reply::Violation(message) => Err(ProviderError::Failed(format!(
+                "provider {} {message}; the call was cancelled",
+                self.shared.config.id
             ))),
+            Reply::Ended(failure) => Err(self.ended(&failure)),
         }
+    }
+
+    fn deadline_passed(&self) -> ProviderError {
+        ProviderError::Failed(format!(
+            "the deadline passed; provider {} was sent a cancel",
+            self.shared.config.id
+        ))
     }
 
     fn not_running(&self) -> ProviderError {
@@ -282,5 +360,15 @@ impl Provider for ManagedProvider {
         payload: Value,
     ) -> BoxFuture<'a, Result<Value, ProviderError>> {
         self.call_inner(context, payload).boxed()
+    }
+
+    fn stream<'a>(
+        &'a self,
+        context: &'a CallContext,
+        payload: Value,
+        input: Option<ChunkSource>,
+        output: ChunkSink,
+    ) -> BoxFuture<'a, Result<Option<Value>, ProviderError>> {
+        self.stream_inner(context, payload, input, output).boxed()
     }
 }

@@ -1,40 +1,19 @@
-//! One handshaken child run as calls see it: its descriptors, the outgoing line queue and
-//! the table of in-flight calls that multiplexes replies by `call_id`.
+//! One handshaken child run as calls see it: its protocol version and descriptors, the
+//! outgoing line queue, and the table of in-flight calls ([`crate::calls`]) that
+//! multiplexes replies and stream chunks by `call_id`.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use weft_contract::{Descriptor, QualifiedId};
 
+use crate::calls::{Calls, Credit, Flow, Handled, Registered, Reply};
 use crate::child::Outgoing;
 use crate::error::ChildFailure;
 use crate::protocol;
-
-/// Cancelled calls whose late reply is still tolerated (and discarded); older ones are
-/// forgotten, and a reply to a forgotten call is a fault like any unknown call id.
-pub(crate) const MAX_REMEMBERED_CANCELS: usize = 10_000;
-
-/// How a call ended from the child's side.
-#[derive(Debug)]
-pub(crate) enum Reply {
-    /// A `result` line.
-    Result(Value),
-    /// An `error` line.
-    Error(String),
-    /// The run ended before the call was answered.
-    Ended(ChildFailure),
-}
-
-#[derive(Default)]
-struct Calls {
-    pending: HashMap<String, oneshot::Sender<Reply>>,
-    cancelled: HashSet<String>,
-    cancel_order: VecDeque<String>,
-    closed: Option<ChildFailure>,
-}
 
 /// A child run that completed its handshake.
 pub(crate) struct Session {
@@ -42,6 +21,8 @@ pub(crate) struct Session {
     pub generation: u64,
     /// The child's process id.
     pub pid: Option<u32>,
+    /// The protocol version the child chose.
+    pub protocol: u32,
     /// When the handshake completed.
     pub started: Instant,
     descriptors: HashMap<QualifiedId, Descriptor>,
@@ -51,10 +32,11 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    /// A session serving `descriptors`, writing through `out`.
+    /// A session serving `descriptors` in `protocol`, writing through `out`.
     pub fn new(
         generation: u64,
         pid: Option<u32>,
+        protocol: u32,
         descriptors: &[Descriptor],
         out: mpsc::UnboundedSender<Outgoing>,
     ) -> Self {
@@ -62,6 +44,7 @@ impl Session {
         Self {
             generation,
             pid,
+            protocol,
             started: now,
             descriptors: descriptors
                 .iter()
@@ -92,77 +75,90 @@ impl Session {
         let _ = self.out.send(Outgoing::Close);
     }
 
-    /// Registers an in-flight call; fails once the run has ended.
-    pub fn register(&self, call_id: &str) -> Result<oneshot::Receiver<Reply>, ChildFailure> {
-        let mut calls = self.calls();
-        if let Some(failure) = &calls.closed {
-            return Err(failure.clone());
-        }
-        let (tx, rx) = oneshot::channel();
-        calls.pending.insert(call_id.to_owned(), tx);
-        Ok(rx)
+    /// Registers an in-flight call (`flow` for a streaming one); fails once the run has
+    /// ended.
+    pub fn register(&self, call_id: &str, flow: Option<Flow>) -> Result<Registered, ChildFailure> {
+        self.calls().register(call_id, flow)
     }
 
     /// Forgets a call whose line was never written.
     pub fn forget(&self, call_id: &str) {
-        self.calls().pending.remove(call_id);
+        self.calls().forget(call_id);
     }
 
-    /// Gives up on an unanswered call: it is remembered as cancelled (so a late reply is
-    /// discarded, not a fault) and a `cancel` line is queued. Does nothing when the call
-    /// was already answered or the run has ended.
+    /// Gives up on an unanswered call: it is remembered as cancelled (so late messages
+    /// are discarded, not faults) and a `cancel` line is queued. Does nothing when the
+    /// call was already answered or the run has ended.
     pub fn cancel(&self, call_id: &str) {
-        {
-            let mut calls = self.calls();
-            if calls.pending.remove(call_id).is_none() {
-                return;
-            }
-            calls.cancelled.insert(call_id.to_owned());
-            calls.cancel_order.push_back(call_id.to_owned());
-            while calls.cancel_order.len() > MAX_REMEMBERED_CANCELS {
-                if let Some(old) = calls.cancel_order.pop_front() {
-                    calls.cancelled.remove(&old);
-                }
-            }
+        if self.calls().cancel(call_id) {
+            self.send(protocol::encode_cancel(call_id));
         }
-        self.send(protocol::encode_cancel(call_id));
     }
 
     /// Routes a reply to its call. A reply to a cancelled call is dropped; a reply to a
     /// call id that is not in flight (never issued, or already answered) is a fault.
     pub fn deliver(&self, call_id: &str, reply: Reply) -> Result<(), String> {
-        let mut calls = self.calls();
-        if let Some(waiter) = calls.pending.remove(call_id) {
-            // The caller may have just gone away; then the reply is simply dropped.
-            let _ = waiter.send(reply);
-            Ok(())
-        } else if calls.cancelled.remove(call_id) {
-            Ok(())
-        } else {
-            Err(format!(
-                "reply for call id {call_id:?}, which is not in flight (unknown or already answered)"
-            ))
+        self.calls().reply(call_id, reply)
+    }
+
+    /// Routes an output chunk (protocol 2). A chunk beyond the call's window, or on a
+    /// call without output chunks, fails that call and cancels it; one for a call not in
+    /// flight is a fault unless the call was cancelled.
+    pub fn chunk(&self, call_id: &str, chunk: Value) -> Result<(), String> {
+        let handled = self.calls().chunk(call_id, chunk)?;
+        self.after(call_id, handled);
+        Ok(())
+    }
+
+    /// Takes the child's acknowledgement of input chunks (protocol 2), with the same
+    /// rules as [`Session::chunk`].
+    pub fn ack(&self, call_id: &str, chunks: u32) -> Result<(), String> {
+        let handled = self.calls().ack(call_id, chunks)?;
+        self.after(call_id, handled);
+        Ok(())
+    }
+
+    fn after(&self, call_id: &str, handled: Handled) {
+        if handled == Handled::Violated {
+            self.send(protocol::encode_cancel(call_id));
+        }
+    }
+
+    /// The node consumed one output chunk of the call: its credit goes back to the child
+    /// with an `ack` (unless the call is over).
+    pub fn consumed(&self, call_id: &str) {
+        if self.calls().consumed(call_id) {
+            self.send(protocol::encode_ack(call_id, 1));
+        }
+    }
+
+    /// Writes an input chunk line if the call's window allows it. On
+    /// [`Credit::Exhausted`] nothing is written: wait for the call's credit notification
+    /// and try again.
+    pub fn send_input(&self, call_id: &str, line: &str) -> Credit {
+        let credit = self.calls().take_credit(call_id);
+        if credit == Credit::Granted && !self.send(line.to_owned()) {
+            return Credit::Gone;
+        }
+        credit
+    }
+
+    /// Writes `end` (the caller half-closed) unless the call is over.
+    pub fn send_end(&self, call_id: &str) {
+        if self.calls().in_flight(call_id) {
+            self.send(protocol::encode_end(call_id));
         }
     }
 
     /// Ends the run for calls: every in-flight call is answered with `failure`, and new
     /// registrations fail.
     pub fn close(&self, failure: &ChildFailure) {
-        let pending: Vec<_> = {
-            let mut calls = self.calls();
-            calls.closed = Some(failure.clone());
-            calls.cancelled.clear();
-            calls.cancel_order.clear();
-            calls.pending.drain().map(|(_, tx)| tx).collect()
-        };
-        for waiter in pending {
-            let _ = waiter.send(Reply::Ended(failure.clone()));
-        }
+        self.calls().close(failure);
     }
 
-    /// Calls sent and not yet answered or cancelled.
+    /// Calls sent and not yet answered, cancelled or failed.
     pub fn in_flight(&self) -> usize {
-        self.calls().pending.len()
+        self.calls().len()
     }
 
     /// Records a pong.
@@ -179,33 +175,23 @@ impl Session {
     }
 }
 
-/// Cancels its call when dropped while still armed: the caller timed out or went away.
+/// Cancels its call when dropped: when the caller timed out or went away, or the node
+/// gave up on the call, the child is sent a `cancel`. Harmless once the call is over
+/// ([`Session::cancel`] ignores calls not in flight).
 pub(crate) struct CallGuard<'a> {
     session: &'a Session,
     call_id: &'a str,
-    armed: bool,
 }
 
 impl<'a> CallGuard<'a> {
-    /// Arms a guard for a registered call.
+    /// A guard for a registered call.
     pub fn new(session: &'a Session, call_id: &'a str) -> Self {
-        Self {
-            session,
-            call_id,
-            armed: true,
-        }
-    }
-
-    /// The call is over; nothing to cancel.
-    pub fn disarm(&mut self) {
-        self.armed = false;
+        Self { session, call_id }
     }
 }
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
-        if self.armed {
-            self.session.cancel(self.call_id);
-        }
+        self.session.cancel(self.call_id);
     }
 }

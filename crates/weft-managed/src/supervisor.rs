@@ -10,11 +10,14 @@ use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 use weft_contract::{Descriptor, IoMode};
 
+use crate::calls::Reply;
 use crate::child::{self, ChildProcess, Incoming, Outgoing};
 use crate::config::{Backoff, ManagedConfig};
 use crate::error::ChildFailure;
-use crate::protocol::{self, ChildMessage, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION};
-use crate::session::{Reply, Session};
+use crate::protocol::{
+    self, ChildMessage, MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, STREAMING_PROTOCOL,
+};
+use crate::session::Session;
 use crate::state::{ChildState, Shared};
 
 /// How long a child that closed stdout (or stdin) gets to exit before it is a fault.
@@ -94,8 +97,8 @@ async fn run_once(
         }
         () = stopped(shutdown) => Err(ChildFailure::Shutdown),
     };
-    let descriptors = match handshake {
-        Ok(descriptors) => descriptors,
+    let (protocol, descriptors) = match handshake {
+        Ok(accepted) => accepted,
         Err(failure) => {
             if matches!(failure, ChildFailure::Refused(_)) {
                 tracing::error!(provider = %config.id, "refused the child's handshake: {failure}");
@@ -108,12 +111,14 @@ async fn run_once(
     let session = Arc::new(Session::new(
         generation,
         pid,
+        protocol,
         &descriptors,
         proc.outgoing.clone(),
     ));
     tracing::info!(
         provider = %config.id,
         generation,
+        protocol,
         capabilities = descriptors.len(),
         "managed provider ready"
     );
@@ -135,11 +140,12 @@ async fn run_once(
     (failure, Some(uptime))
 }
 
-/// Reads the handshake: the first line must be an acceptable `ready`.
+/// Reads the handshake: the first line must be an acceptable `ready`. Returns the chosen
+/// protocol version and the descriptors.
 async fn handshake(
     proc: &mut ChildProcess,
     config: &ManagedConfig,
-) -> Result<Vec<Descriptor>, ChildFailure> {
+) -> Result<(u32, Vec<Descriptor>), ChildFailure> {
     let line = match proc.incoming.recv().await {
         Some(Incoming::Line(line)) => line,
         Some(Incoming::TooLong) => return Err(too_long(config)),
@@ -148,11 +154,11 @@ async fn handshake(
             return Err(stdout_closed(proc, "before its handshake").await);
         }
     };
-    match protocol::decode_child(&line) {
+    match protocol::decode_child(&line, MIN_PROTOCOL_VERSION) {
         Ok(ChildMessage::Ready {
             protocol,
             descriptors,
-        }) => check_ready(protocol, &descriptors, config),
+        }) => Ok((protocol, check_ready(protocol, &descriptors, config)?)),
         Ok(_) => Err(ChildFailure::Protocol(format!(
             "expected \"ready\" as the first line, got {}",
             quote(&line)
@@ -190,9 +196,9 @@ fn check_ready(
                     all.join("; ")
                 ))
             })?;
-        if descriptor.io_mode() != IoMode::Unary {
+        if descriptor.io_mode() != IoMode::Unary && protocol < STREAMING_PROTOCOL {
             return Err(ChildFailure::Refused(format!(
-                "descriptor #{index} {name} is {}; protocol {protocol} serves unary capabilities only",
+                "descriptor #{index} {name} is {}; protocol {protocol} serves unary capabilities only (streaming needs protocol {STREAMING_PROTOCOL})",
                 descriptor.io_mode()
             )));
         }
@@ -268,7 +274,7 @@ fn handle_line(
     pings: &mut HashMap<String, Instant>,
     line: &[u8],
 ) -> Result<(), ChildFailure> {
-    let message = protocol::decode_child(line)
+    let message = protocol::decode_child(line, session.protocol)
         .map_err(|e| ChildFailure::Protocol(format!("{e}; line: {}", quote(line))))?;
     match message {
         ChildMessage::Result { call_id, result } => session
@@ -276,6 +282,12 @@ fn handle_line(
             .map_err(ChildFailure::Protocol),
         ChildMessage::Error { call_id, message } => session
             .deliver(&call_id, Reply::Error(message))
+            .map_err(ChildFailure::Protocol),
+        ChildMessage::Chunk { call_id, chunk } => session
+            .chunk(&call_id, chunk)
+            .map_err(ChildFailure::Protocol),
+        ChildMessage::Ack { call_id, chunks } => session
+            .ack(&call_id, chunks)
             .map_err(ChildFailure::Protocol),
         ChildMessage::Pong { id } => {
             if pings.remove(&id).is_some() {

@@ -45,7 +45,7 @@ if MODE == "streaming":
     D["output_chunk_schema"] = {"type": "object"}
 if MODE == "duplicate_descriptor":
     send({"type": "ready", "protocol": 1, "descriptors": [D, D]}); time.sleep(60)
-send({"type": "ready", "protocol": 2 if MODE == "wrong_protocol" else 1, "descriptors": [D]})
+send({"type": "ready", "protocol": 3 if MODE == "wrong_protocol" else 1, "descriptors": [D]})
 for line in sys.stdin:
     m = json.loads(line)
     if m["type"] == "ping":
@@ -255,7 +255,7 @@ async fn bad_handshakes_are_refused_with_a_clear_error() {
         ("bad_descriptor", "descriptor #0 t.echo@1.0 is invalid"),
         ("streaming", "unary capabilities only"),
         ("duplicate_descriptor", "listed twice"),
-        ("wrong_protocol", "chose protocol 2"),
+        ("wrong_protocol", "chose protocol 3"),
     ];
     for (mode, expected) in cases {
         match refused(mode).await {

@@ -56,6 +56,8 @@ pub struct ManagedEntry {
     pub cwd: Option<PathBuf>,
     /// The tenant whose registry lists it (default: `default`).
     pub tenant: Option<String>,
+    /// Flow-control window of its streaming calls, in chunks (default 16).
+    pub stream_window: Option<u32>,
 }
 
 /// Everything `weft serve` needs.
@@ -267,6 +269,12 @@ impl ServerConfig {
                         "entry {:?} needs a valid provider id and a non-empty command",
                         entry.id
                     ),
+                );
+            }
+            if entry.stream_window == Some(0) {
+                return invalid(
+                    "managed",
+                    &format!("entry {:?}: stream_window must be at least 1", entry.id),
                 );
             }
             if let Some(tenant) = &entry.tenant

@@ -39,6 +39,9 @@ fn start(state: &AppState, entry: &ManagedEntry) -> Result<Arc<ManagedProvider>,
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     config.cwd = entry.cwd.clone();
+    if let Some(window) = entry.stream_window {
+        config.stream_window = window;
+    }
     let provider = ManagedProvider::spawn(config).map_err(|e| e.to_string())?;
     state
         .fabric
