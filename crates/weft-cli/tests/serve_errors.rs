@@ -26,7 +26,7 @@ fn error_table() -> BTreeMap<String, u16> {
 }
 
 /// Codes no request can provoke today, and why; and the one a separate test provokes.
-const NOT_PRODUCED: [(&str, &str); 12] = [
+const NOT_PRODUCED: [(&str, &str); 13] = [
     (
         "version_mismatch",
         "provoked by serve_calls::each_guard_answers_with_its_code_and_status",
@@ -58,6 +58,10 @@ const NOT_PRODUCED: [(&str, &str); 12] = [
     (
         "timeout",
         "needs a slow provider: weft-fabric tests/guards.rs",
+    ),
+    (
+        "transport_error",
+        "needs a child breaking flow control: weft-managed tests/stream_faults.rs",
     ),
     ("rate_limited", "there is no rate limiter"),
     ("internal", "needs a failing store"),
@@ -100,7 +104,7 @@ fn every_error_code_in_the_table_is_produced_with_its_status() {
     let admin = node.admin();
     let read = node.token(&admin, None, &["capabilities:read"]);
     let table = error_table();
-    assert_eq!(table.len(), 24, "{table:?}");
+    assert_eq!(table.len(), 25, "{table:?}");
     let mut seen = BTreeMap::new();
     let put =
         |path: &str, body: &str| node.call("PUT", path, Some(&admin), Some(body.as_bytes()), &[]);

@@ -66,6 +66,9 @@ pub enum CallError {
     /// No provider of the capability can be reached.
     #[error("{0}")]
     Unreachable(String),
+    /// The hop to the provider broke a flow-control bound or its framing.
+    #[error("{0}")]
+    Transport(String),
     /// The single deadline expired.
     #[error("call did not finish within {seconds}s (payload validation plus provider execution)")]
     Timeout {
@@ -88,6 +91,7 @@ impl CallError {
             CallError::ProviderError(_) => "provider_error",
             CallError::InvalidResult { .. } => "invalid_result",
             CallError::Unreachable(_) => "unreachable",
+            CallError::Transport(_) => "transport_error",
             CallError::Timeout { .. } => "timeout",
         }
     }

@@ -303,6 +303,7 @@ impl Fabric {
                 match e {
                     ProviderError::Failed(message) => CallError::ProviderError(message),
                     ProviderError::Unavailable(message) => CallError::Unreachable(message),
+                    ProviderError::Transport(message) => CallError::Transport(message),
                 }
             })
         };

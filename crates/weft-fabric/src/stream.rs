@@ -359,6 +359,7 @@ impl Run {
                     Ok(Ok(completed)) => self.check_completed(completed),
                     Ok(Err(ProviderError::Failed(m))) => End::Failed("provider_error", m),
                     Ok(Err(ProviderError::Unavailable(m))) => End::Failed("unreachable", m),
+                    Ok(Err(ProviderError::Transport(m))) => End::Failed("transport_error", m),
                     Err(e) => {
                         End::Failed("provider_error", format!("the provider task failed: {e}"))
                     }

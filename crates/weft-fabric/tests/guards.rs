@@ -135,6 +135,7 @@ async fn provider_failures_are_typed() {
     let cases = [
         ("fails", Behaviour::Fail, "provider_error"),
         ("gone", Behaviour::Unavailable, "unreachable"),
+        ("broken", Behaviour::BrokenHop, "transport_error"),
         ("array", Behaviour::Return(json!([1])), "invalid_result"),
         (
             "bad",

@@ -295,7 +295,7 @@ impl ManagedProvider {
         match reply {
             Reply::Result(value) => Ok(value),
             Reply::Error(message) => Err(ProviderError::Failed(message)),
-            Reply::Violation(message) => Err(ProviderError::Failed(format!(
+            Reply::Violation(message) => Err(ProviderError::Transport(format!(
                 "provider {} {message}; the call was cancelled",
                 self.shared.config.id
             ))),

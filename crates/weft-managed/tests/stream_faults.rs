@@ -123,7 +123,7 @@ async fn a_child_exceeding_its_window_fails_only_that_call() {
         .expect("the flood fails without anyone reading")
         .unwrap();
     assert!(
-        matches!(&outcome, Err(ProviderError::Failed(m)) if m.contains("flow-control window of 4") && m.contains("cancelled")),
+        matches!(&outcome, Err(ProviderError::Transport(m)) if m.contains("flow-control window of 4") && m.contains("cancelled")),
         "{outcome:?}"
     );
     // Never a truncated success: the child's own "result" was discarded.
@@ -155,14 +155,14 @@ async fn acks_and_chunks_outside_the_calls_mode_fail_only_that_call() {
         .finish()
         .await;
     assert!(
-        matches!(&outcome, Err(ProviderError::Failed(m)) if m.contains("acknowledged 5 input chunks, but only 0")),
+        matches!(&outcome, Err(ProviderError::Transport(m)) if m.contains("acknowledged 5 input chunks, but only 0")),
         "{outcome:?}"
     );
     assert_cancelled_in_child(dir.path(), "t.overack").await;
     // A chunk on a unary call.
     let outcome = call(&provider, "t.chatty@1.0.0", json!({})).await;
     assert!(
-        matches!(&outcome, Err(ProviderError::Failed(m)) if m.contains("no output chunks")),
+        matches!(&outcome, Err(ProviderError::Transport(m)) if m.contains("no output chunks")),
         "{outcome:?}"
     );
     assert_cancelled_in_child(dir.path(), "t.chatty").await;

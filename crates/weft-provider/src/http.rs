@@ -49,9 +49,11 @@ async fn call(State(provider): State<SharedProvider>, Json(line): Json<CallLine>
     };
     match provider.call(&context, line.payload).await {
         Ok(result) => Json(json!({ "result": result })),
-        Err(ProviderError::Failed(message) | ProviderError::Unavailable(message)) => {
-            Json(json!({"error": {"message": message}}))
-        }
+        Err(
+            ProviderError::Failed(message)
+            | ProviderError::Unavailable(message)
+            | ProviderError::Transport(message),
+        ) => Json(json!({"error": {"message": message}})),
     }
 }
 

@@ -40,6 +40,11 @@ pub enum ProviderError {
     /// The provider cannot be reached or is not ready (the caller gets `unreachable`).
     #[error("{0}")]
     Unavailable(String),
+    /// The hop to the provider broke its own rules — a flow-control window or bound
+    /// exceeded, a frame out of place — so the call cannot be trusted to be complete (the
+    /// caller gets `transport_error`, never a truncated success).
+    #[error("{0}")]
+    Transport(String),
 }
 
 /// A capability implementation the fabric can call.

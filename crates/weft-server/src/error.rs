@@ -32,6 +32,7 @@ pub const ERROR_CODES: &[(&str, u16)] = &[
     ("invalid_result", 502),
     ("unavailable", 503),
     ("unreachable", 503),
+    ("transport_error", 502),
     ("timeout", 504),
 ];
 

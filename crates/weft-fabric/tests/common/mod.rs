@@ -22,6 +22,7 @@ pub enum Behaviour {
     Sleep(Duration),
     Fail,
     Unavailable,
+    BrokenHop,
     Return(Value),
 }
 
@@ -49,6 +50,7 @@ impl Provider for TestProvider {
                 }
                 Behaviour::Fail => Err(ProviderError::Failed("RuntimeError: boom".into())),
                 Behaviour::Unavailable => Err(ProviderError::Unavailable("socket closed".into())),
+                Behaviour::BrokenHop => Err(ProviderError::Transport("window exceeded".into())),
                 Behaviour::Return(v) => Ok(v),
             }
         }
