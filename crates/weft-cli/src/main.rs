@@ -4,6 +4,7 @@
 //! rules themselves live in `weft-contract` (descriptors) and the crates beside it.
 
 mod agent;
+mod bench;
 mod check;
 mod digest;
 mod inputs;
@@ -84,6 +85,11 @@ enum Command {
     /// Tenants: create, list (operators: admins of the default tenant).
     #[command(subcommand)]
     Tenant(remote::admin::TenantCommand),
+    /// Benchmarks against baselines measured in the same run (docs/benchmarks.md).
+    ///
+    /// Starts this binary as the node under test. Prints a table per scenario, or with
+    /// --json one JSON object per measured row (tables then go to stderr).
+    Bench(bench::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -101,6 +107,7 @@ fn main() -> ExitCode {
         Command::Call(args) => remote::call::run(&args),
         Command::Token(command) => remote::admin::run_token(&command),
         Command::Tenant(command) => remote::admin::run_tenant(&command),
+        Command::Bench(args) => bench::run(&args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

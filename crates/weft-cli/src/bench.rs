@@ -1,0 +1,86 @@
+//! `weft bench`: run the benchmark scenarios of `weft-bench` against this very binary.
+
+use std::time::Duration;
+
+use clap::Args;
+use weft_bench::{BenchOptions, Scenario};
+
+/// Arguments of `weft bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Scenarios to run (`all` for every one): unary.
+    #[arg(required = true, value_name = "SCENARIO")]
+    pub scenarios: Vec<String>,
+    /// Print one JSON object per measured row on stdout (the tables go to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// Concurrency levels, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,64,256")]
+    pub levels: Vec<usize>,
+    /// Seconds measured per cell.
+    #[arg(long, default_value_t = 3.0)]
+    pub seconds: f64,
+    /// Seconds of warm-up per cell (not recorded).
+    #[arg(long, default_value_t = 1.0)]
+    pub warm_up: f64,
+    /// Independent runs; figures are medians across them.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+}
+
+fn seconds(value: f64, what: &str) -> std::io::Result<Duration> {
+    Duration::try_from_secs_f64(value)
+        .ok()
+        .filter(|d| !d.is_zero() || what == "--warm-up")
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{what} must be a positive number of seconds, got {value}"),
+            )
+        })
+}
+
+/// Runs the scenarios in order; a failed scenario stops the run (exit 1).
+pub fn run(args: &BenchArgs) -> std::io::Result<bool> {
+    let usage = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
+    let mut scenarios = Vec::new();
+    for name in &args.scenarios {
+        if name == "all" {
+            scenarios.extend(Scenario::ALL);
+            continue;
+        }
+        let scenario = Scenario::from_name(name).ok_or_else(|| {
+            let known: Vec<_> = Scenario::ALL.iter().map(|s| s.name()).collect();
+            usage(format!(
+                "unknown scenario {name:?}; known: {}, all",
+                known.join(", ")
+            ))
+        })?;
+        scenarios.push(scenario);
+    }
+    if args.levels.is_empty() || args.levels.contains(&0) {
+        return Err(usage("--levels must be positive numbers".into()));
+    }
+    let mut options = BenchOptions::new(std::env::current_exe()?);
+    options.levels = args.levels.clone();
+    options.measure = seconds(args.seconds, "--seconds")?;
+    options.warm_up = seconds(args.warm_up, "--warm-up")?;
+    options.runs = args.runs.max(1);
+    for scenario in scenarios {
+        match scenario.run(&options) {
+            Ok(report) => {
+                if args.json {
+                    eprint!("{}", report.human());
+                    print!("{}", report.json_lines());
+                } else {
+                    print!("{}", report.human());
+                }
+            }
+            Err(error) => {
+                eprintln!("weft: bench {}: {error}", scenario.name());
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}

@@ -1,0 +1,67 @@
+//! `weft bench` as a user runs it: a real node, real load, JSON rows with the documented
+//! keys. Figures are not asserted (machines are noisy); shape and failure modes are.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn weft() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_weft"))
+}
+
+#[test]
+fn unary_prints_one_json_row_per_level_with_the_documented_keys() {
+    let out = weft()
+        .args(["bench", "unary", "--json", "--levels", "1,4"])
+        .args(["--seconds", "0.3", "--warm-up", "0", "--runs", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rows: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for (row, level) in rows.iter().zip([1, 4]) {
+        assert_eq!(row["scenario"], "unary");
+        assert_eq!(row["concurrency"], level);
+        for key in [
+            "limit_rps",
+            "fabric_rps",
+            "ratio",
+            "remote_ratio",
+            "fabric_p50_us",
+            "fabric_p99_us",
+            "added_p50_us",
+        ] {
+            assert!(row[key].is_number(), "{key} missing in {row}");
+        }
+        assert!(row["fabric_rps"].as_f64().unwrap() > 0.0, "{row}");
+        assert!(row["fabric_remote_rps"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    // The human table went to stderr.
+    assert!(stderr.contains("| concurrency |"), "{stderr}");
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    for args in [
+        vec!["bench", "nope"],
+        vec!["bench", "unary", "--levels", "0"],
+        vec!["bench", "unary", "--seconds", "0"],
+        vec!["bench", "unary", "--seconds", "-1"],
+    ] {
+        let out = weft().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+    let out = weft().args(["bench", "nope"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown scenario \"nope\"") && stderr.contains("unary"),
+        "{stderr}"
+    );
+}
