@@ -17,7 +17,8 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use weft_contract::{Descriptor, QualifiedId};
 use weft_provider::{CallContext, Provider, ProviderError};
 use weft_registry::{ProviderId, TenantId};
@@ -37,6 +38,8 @@ pub struct RemoteTransport {
     pub url: String,
     /// How long one registration keeps the provider live.
     pub lease: Duration,
+    /// `{url}/weft/v1/call`, parsed once.
+    pub call_uri: hyper::Uri,
 }
 
 /// Reads an `http` transport from a registration; other kinds are opaque to the node.
@@ -71,9 +74,13 @@ pub fn parse_transport(transport: Option<&Value>) -> Result<Option<RemoteTranspo
                 ))
             })?,
     };
+    let call_uri = format!("{url}/weft/v1/call")
+        .parse()
+        .map_err(|e| ApiError::invalid(format!("transport.url is not a usable URL: {e}")))?;
     Ok(Some(RemoteTransport {
         url: url.to_owned(),
         lease: Duration::from_secs(lease),
+        call_uri,
     }))
 }
 
@@ -86,9 +93,21 @@ fn now_ms() -> u64 {
     u64::try_from(epoch().elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// One call as `POST {url}/weft/v1/call` carries it, encoded without building a map.
+#[derive(Serialize)]
+struct CallBody<'a> {
+    call_id: &'a str,
+    capability_id: &'a str,
+    version: String,
+    revision: &'a str,
+    deadline_ms: u64,
+    payload: &'a Value,
+}
+
 /// A provider reached over HTTP while its lease holds.
 pub struct RemoteProvider {
-    url: String,
+    /// `{url}/weft/v1/call`, parsed once at registration.
+    call_uri: hyper::Uri,
     descriptors: Vec<Descriptor>,
     expires_ms: AtomicU64,
     lapsed: AtomicBool,
@@ -129,20 +148,21 @@ impl Provider for RemoteProvider {
         payload: Value,
     ) -> BoxFuture<'a, Result<Value, ProviderError>> {
         let remaining = context.deadline.saturating_duration_since(Instant::now());
-        let body = json!({
-            "call_id": context.call_id,
-            "capability_id": context.capability.id.as_str(),
-            "version": context.capability.version.to_string(),
-            "revision": context.revision.as_str(),
-            "deadline_ms": u64::try_from(remaining.as_millis()).unwrap_or(u64::MAX),
-            "payload": payload,
-        });
-        let url = format!("{}{}", self.url, "/weft/v1/call");
+        let body = CallBody {
+            call_id: &context.call_id,
+            capability_id: context.capability.id.as_str(),
+            version: context.capability.version.to_string(),
+            revision: context.revision.as_str(),
+            deadline_ms: u64::try_from(remaining.as_millis()).unwrap_or(u64::MAX),
+            payload: &payload,
+        };
+        let encoded = serde_json::to_vec(&body);
+        let uri = self.call_uri.clone();
         let client = self.client.clone();
         async move {
-            let bytes = serde_json::to_vec(&body)
+            let bytes = encoded
                 .map_err(|e| ProviderError::Failed(format!("could not encode the call: {e}")))?;
-            let request = hyper::Request::post(url)
+            let request = hyper::Request::post(uri)
                 .header(hyper::header::CONTENT_TYPE, "application/json")
                 .body(Full::new(Bytes::from(bytes)))
                 .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
@@ -171,11 +191,18 @@ impl Provider for RemoteProvider {
             let answer: Value = serde_json::from_slice(&body).map_err(|e| {
                 ProviderError::Failed(format!("remote provider answered malformed JSON: {e}"))
             })?;
-            if let Some(result) = answer.get("result") {
-                return Ok(result.clone());
+            let Value::Object(mut answer) = answer else {
+                return Err(ProviderError::Failed(
+                    "remote provider answered JSON that is not an object".into(),
+                ));
+            };
+            if let Some(result) = answer.remove("result") {
+                return Ok(result);
             }
-            let message = answer["error"]["message"]
-                .as_str()
+            let message = answer
+                .get("error")
+                .and_then(|e| e.get("message"))
+                .and_then(Value::as_str)
                 .unwrap_or("remote provider failed");
             Err(ProviderError::Failed(message.to_owned()))
         }
@@ -211,7 +238,7 @@ impl Leases {
     ) {
         let client = self.client.get_or_init(http_client).clone();
         let remote = Arc::new(RemoteProvider {
-            url: transport.url,
+            call_uri: transport.call_uri,
             descriptors,
             expires_ms: AtomicU64::new(
                 now_ms()
