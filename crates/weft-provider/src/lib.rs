@@ -8,6 +8,7 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+pub mod wire;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -19,7 +19,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::{Value, json};
 use weft_contract::{Descriptor, QualifiedId};
-use weft_provider::{CallContext, Provider, ProviderError};
+use weft_provider::{CallContext, ChunkSink, ChunkSource, Provider, ProviderError};
 use weft_registry::{ProviderId, TenantId};
 
 use crate::error::ApiError;
@@ -93,6 +93,8 @@ pub struct RemoteProvider {
     expires_ms: AtomicU64,
     lapsed: AtomicBool,
     client: HttpClient,
+    /// The node's `max_payload_bytes`, which bounds streamed messages too.
+    payload_limit: usize,
 }
 
 /// Pooled keep-alive HTTP/1.1 client shared by every remote provider of the node.
@@ -181,6 +183,24 @@ impl Provider for RemoteProvider {
         }
         .boxed()
     }
+
+    fn stream<'a>(
+        &'a self,
+        context: &'a CallContext,
+        payload: Value,
+        input: Option<ChunkSource>,
+        output: ChunkSink,
+    ) -> BoxFuture<'a, Result<Option<Value>, ProviderError>> {
+        crate::remote_stream::stream(
+            &self.url,
+            self.payload_limit,
+            context,
+            payload,
+            input,
+            output,
+        )
+        .boxed()
+    }
 }
 
 /// The leases of every remote provider on this node.
@@ -219,6 +239,7 @@ impl Leases {
             ),
             lapsed: AtomicBool::new(false),
             client,
+            payload_limit: state.config.max_payload_bytes,
         });
         state
             .fabric
