@@ -6,77 +6,11 @@
 mod harness;
 
 use std::net::TcpStream;
-use std::time::Duration;
 
+use harness::ws::{assert_sequenced, connect, envelope, kinds, read_all, send};
 use harness::{Node, tempdir};
-use serde_json::{Value, json};
+use serde_json::json;
 use tungstenite::client::IntoClientRequest;
-use tungstenite::{Message, WebSocket};
-
-type Socket = WebSocket<TcpStream>;
-
-fn connect(node: &Node, token: &str) -> Socket {
-    let url = node.url.replacen("http://", "ws://", 1) + "/v1/streams";
-    let mut request = url.as_str().into_client_request().unwrap();
-    request
-        .headers_mut()
-        .insert("authorization", format!("Bearer {token}").parse().unwrap());
-    let host = node.url.trim_start_matches("http://").to_owned();
-    let stream = TcpStream::connect(host).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let (socket, response) = tungstenite::client(request, stream).unwrap();
-    assert_eq!(response.status().as_u16(), 101);
-    socket
-}
-
-fn send(socket: &mut Socket, value: Value) {
-    socket
-        .send(Message::Text(value.to_string().into()))
-        .unwrap();
-}
-
-/// Reads frames until the terminal (or an error message / close).
-fn read_all(socket: &mut Socket) -> Vec<Value> {
-    let mut out = Vec::new();
-    loop {
-        match socket.read() {
-            Ok(Message::Text(text)) => {
-                let v: Value = serde_json::from_str(&text).unwrap();
-                let done = v.get("error").is_some() && v.get("kind").is_none()
-                    || ["completed", "failed", "cancelled"]
-                        .contains(&v["kind"].as_str().unwrap_or(""));
-                out.push(v);
-                if done {
-                    return out;
-                }
-            }
-            Ok(Message::Close(_)) | Err(_) => return out,
-            Ok(_) => {}
-        }
-    }
-}
-
-fn envelope(node: &Node, token: &str, id: &str, payload: Value) -> Value {
-    let r = node.get(&format!("/v1/capabilities/{id}/versions/1.0.0"), token);
-    json!({"call_id": format!("ws-{id}"), "capability_id": id, "version": "1.0.0",
-           "descriptor_revision": r.body["revision"], "payload": payload})
-}
-
-fn kinds(frames: &[Value]) -> Vec<&str> {
-    frames
-        .iter()
-        .map(|f| f["kind"].as_str().unwrap_or("error"))
-        .collect()
-}
-
-fn assert_sequenced(frames: &[Value]) {
-    for (i, f) in frames.iter().enumerate() {
-        assert_eq!(f["sequence"], json!(i), "{frames:?}");
-        assert_eq!(f["direction"], "provider_to_caller");
-    }
-}
 
 #[test]
 fn server_streaming_over_websocket() {

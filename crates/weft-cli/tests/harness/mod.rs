@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod ws;
+
 /// How long a node may take to print its listening line.
 pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long any single HTTP call may take.
