@@ -227,3 +227,168 @@ async fn write_loop(
     };
     let _ = tokio::time::timeout(CLOSE_WAIT, finish).await;
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::time::Instant;
+
+    use axum::Router;
+    use axum::extract::ws::{Message as AxumMessage, WebSocketUpgrade};
+    use axum::routing::get;
+    use serde_json::json;
+    use weft_contract::{CapabilityId, CapabilityVersion, DescriptorRevision, QualifiedId};
+
+    use super::*;
+
+    /// A fake provider that answers the call line with `script`, then reports every later
+    /// message it reads on the returned channel.
+    async fn fake(script: Vec<String>) -> (String, mpsc::UnboundedReceiver<String>) {
+        let (seen, seen_rx) = mpsc::unbounded_channel();
+        let app = Router::new().route(
+            wire::STREAM_PATH,
+            get(move |upgrade: WebSocketUpgrade| async move {
+                upgrade.on_upgrade(move |mut socket| async move {
+                    let _line = socket.recv().await;
+                    for text in script {
+                        let _ = socket.send(AxumMessage::Text(text.into())).await;
+                    }
+                    while let Some(Ok(message)) = socket.recv().await {
+                        if let AxumMessage::Text(text) = message {
+                            let _ = seen.send(text.to_string());
+                        }
+                    }
+                })
+            }),
+        );
+        (serve(app).await, seen_rx)
+    }
+
+    /// Serves `app` on an ephemeral port; returns its `http://` URL.
+    async fn serve(app: Router) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        url
+    }
+
+    fn context() -> CallContext {
+        CallContext {
+            call_id: "c-1".into(),
+            capability: QualifiedId::new(
+                CapabilityId::parse("t.stream").unwrap(),
+                CapabilityVersion::parse("1.0.0").unwrap(),
+            ),
+            revision: DescriptorRevision::parse(&format!("sha256:{}", "0".repeat(64))).unwrap(),
+            deadline: Instant::now() + Duration::from_secs(10),
+        }
+    }
+
+    async fn run(url: &str, limit: usize) -> (Result<Option<Value>, ProviderError>, Vec<Value>) {
+        let (tx, mut rx) = mpsc::channel(8);
+        let result = stream(url, limit, &context(), json!({}), None, ChunkSink::new(tx)).await;
+        let mut chunks = Vec::new();
+        while let Ok(chunk) = rx.try_recv() {
+            chunks.push(chunk);
+        }
+        (result, chunks)
+    }
+
+    fn chunk(n: u64) -> String {
+        ProviderMessage::Chunk(json!({ "n": n })).into_text()
+    }
+
+    #[tokio::test]
+    async fn terminals_and_broken_streams_map_to_provider_errors() {
+        let completed = ProviderMessage::Completed(Some(json!({"count": 1}))).into_text();
+        let (url, _) = fake(vec![chunk(1), completed]).await;
+        let (result, chunks) = run(&url, 1024).await;
+        assert_eq!(result, Ok(Some(json!({"count": 1}))));
+        assert_eq!(chunks, [json!({"n": 1})]);
+
+        let error = ProviderMessage::Error("nope".into()).into_text();
+        let (url, _) = fake(vec![chunk(1), error]).await;
+        assert_eq!(
+            run(&url, 1024).await.0,
+            Err(ProviderError::Failed("nope".into()))
+        );
+
+        for (script, expected) in [
+            (
+                vec![chunk(1), r#"{"type": "started"}"#.to_owned()],
+                "malformed",
+            ),
+            (vec![chunk(1), "not json".to_owned()], "malformed"),
+            // Over the payload limit (0 here) plus the framing room.
+            (
+                vec![ProviderMessage::Chunk(json!("x".repeat(FRAMING_ROOM))).into_text()],
+                "limit",
+            ),
+        ] {
+            let (url, _) = fake(script).await;
+            match run(&url, 0).await.0 {
+                Err(ProviderError::Failed(message)) => {
+                    assert!(message.contains(expected), "{message}")
+                }
+                other => panic!("expected a failure mentioning {expected}, got {other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_closed_socket_is_never_a_completion() {
+        // The fake closes its side right after the script (the handler returns on close).
+        let app = Router::new().route(
+            wire::STREAM_PATH,
+            get(|upgrade: WebSocketUpgrade| async move {
+                upgrade.on_upgrade(|mut socket| async move {
+                    let _line = socket.recv().await;
+                    let _ = socket.send(AxumMessage::Text(chunk(1).into())).await;
+                })
+            }),
+        );
+        let url = serve(app).await;
+        match run(&url, 1024).await.0 {
+            Err(ProviderError::Failed(message)) => {
+                assert!(message.contains("without a terminal"), "{message}");
+            }
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn nothing_listening_is_unavailable() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        drop(listener);
+        assert!(matches!(
+            run(&url, 1024).await.0,
+            Err(ProviderError::Unavailable(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn dropping_the_call_sends_cancel() {
+        let (url, mut seen) = fake(vec![chunk(1)]).await;
+        let (tx, mut rx) = mpsc::channel(8);
+        let context = context();
+        let mut call = Box::pin(stream(
+            &url,
+            1024,
+            &context,
+            json!({}),
+            None,
+            ChunkSink::new(tx),
+        ));
+        // Run the call until its first chunk arrived, then drop it (as the fabric does on
+        // cancel or deadline).
+        tokio::select! {
+            _ = &mut call => panic!("the call ended without a terminal"),
+            chunk = rx.recv() => assert_eq!(chunk, Some(json!({"n": 1}))),
+        }
+        drop(call);
+        let cancel = tokio::time::timeout(Duration::from_secs(10), seen.recv()).await;
+        assert_eq!(cancel.unwrap().as_deref(), Some(r#"{"type":"cancel"}"#));
+    }
+}
