@@ -23,6 +23,9 @@ use weft_contract::{CapabilityId, CapabilityVersion, DescriptorRevision, Qualifi
 pub use crate::wire::{CALL_PATH, STREAM_PATH};
 use crate::{CallContext, ProviderError, SharedProvider};
 
+/// The longest deadline the SDK honours (one day); longer ones are clamped to it.
+const MAX_DEADLINE_MS: u64 = 24 * 60 * 60 * 1000;
+
 /// Limits of the provider's HTTP side.
 #[derive(Debug, Clone, Copy)]
 pub struct HttpOptions {
@@ -74,7 +77,9 @@ impl CallLine {
                     call_id: self.call_id,
                     capability: QualifiedId::new(id, version),
                     revision,
-                    deadline: Instant::now() + Duration::from_millis(self.deadline_ms),
+                    // Clamped, so a huge `deadline_ms` cannot overflow the clock.
+                    deadline: Instant::now()
+                        + Duration::from_millis(self.deadline_ms.min(MAX_DEADLINE_MS)),
                 },
                 self.payload,
             )),
