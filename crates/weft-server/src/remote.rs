@@ -4,6 +4,8 @@
 //! on `POST {url}/weft/v1/call` (the SDK's `weft_provider::http` serves that). While the
 //! lease holds, the node routes calls to it; once it lapses the provider's descriptors leave
 //! listings, its node shows `stale`, and calls answer `unreachable` — until it renews.
+//! Streaming calls go over one WebSocket per call (`crate::remote_stream`); the protocol is
+//! in `docs/remote-providers.md`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
