@@ -1,28 +1,59 @@
 //! Serving a provider over HTTP, for remote providers (feature `http`).
 //!
 //! `POST /weft/v1/call` takes `{call_id, capability_id, version, revision, deadline_ms,
-//! payload}` and answers 200 with `{"result": …}` or `{"error": {"message": …}}`. The node
-//! validates the payload before and the result after; the provider only computes. The
-//! provider registers itself with the node (`PUT /v1/providers/{id}` with `transport:
-//! {"kind": "http", "url": …, "lease_seconds": …}`) and renews the lease by re-sending that
-//! PUT before it lapses.
+//! payload}` and answers 200 with `{"result": …}` or `{"error": {"message": …}}`.
+//! `GET /weft/v1/stream` is a WebSocket carrying one streaming call (the protocol is in
+//! `docs/remote-providers.md`). The node validates the payload and every
+//! chunk before and the results after; the provider only computes. The provider registers
+//! itself with the node (`PUT /v1/providers/{id}` with `transport: {"kind": "http", "url":
+//! …, "lease_seconds": …}`) and renews the lease by re-sending that PUT before it lapses.
+
+mod stream;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::State;
-use axum::routing::post;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use weft_contract::{CapabilityId, CapabilityVersion, DescriptorRevision, QualifiedId};
 
-use crate::{CallContext, ProviderError, SharedProvider};
+pub use crate::wire::{CALL_PATH, STREAM_PATH};
+use crate::{CallContext, SharedProvider};
 
-/// The path the node posts calls to.
-pub const CALL_PATH: &str = "/weft/v1/call";
+/// The longest deadline the SDK honours (one day); longer ones are clamped to it.
+const MAX_DEADLINE_MS: u64 = 24 * 60 * 60 * 1000;
 
-/// One call, as the node sends it.
+/// Limits of the provider's HTTP side.
+#[derive(Debug, Clone, Copy)]
+pub struct HttpOptions {
+    /// The largest unary call body or WebSocket message accepted from the node, in bytes.
+    /// Keep it at least the node's `max_payload_bytes` plus room for the framing.
+    pub max_message_bytes: usize,
+    /// Chunks buffered each way inside one streaming call; beyond that the SDK stops reading
+    /// the socket (input) or the provider's `send` waits (output).
+    pub stream_queue: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            max_message_bytes: 16 * 1024 * 1024,
+            stream_queue: 16,
+        }
+    }
+}
+
+/// What the routes share.
+#[derive(Clone)]
+struct Served {
+    provider: SharedProvider,
+    options: HttpOptions,
+}
+
+/// One call line, as the node sends it.
 #[derive(Debug, Deserialize)]
 struct CallLine {
     call_id: String,
@@ -33,35 +64,53 @@ struct CallLine {
     payload: Value,
 }
 
-async fn call(State(provider): State<SharedProvider>, Json(line): Json<CallLine>) -> Json<Value> {
-    let context = match (
-        CapabilityId::parse(&line.capability_id),
-        CapabilityVersion::parse(&line.version),
-        DescriptorRevision::parse(&line.revision),
-    ) {
-        (Ok(id), Ok(version), Ok(revision)) => CallContext {
-            call_id: line.call_id,
-            capability: QualifiedId::new(id, version),
-            revision,
-            deadline: Instant::now() + Duration::from_millis(line.deadline_ms),
-        },
-        _ => return Json(json!({"error": {"message": "malformed call: id, version or revision"}})),
-    };
-    match provider.call(&context, line.payload).await {
-        Ok(result) => Json(json!({ "result": result })),
-        Err(
-            ProviderError::Failed(message)
-            | ProviderError::Unavailable(message)
-            | ProviderError::Transport(message),
-        ) => Json(json!({"error": {"message": message}})),
+impl CallLine {
+    /// The call's context and payload.
+    fn open(self) -> Result<(CallContext, Value), &'static str> {
+        match (
+            CapabilityId::parse(&self.capability_id),
+            CapabilityVersion::parse(&self.version),
+            DescriptorRevision::parse(&self.revision),
+        ) {
+            (Ok(id), Ok(version), Ok(revision)) => Ok((
+                CallContext {
+                    call_id: self.call_id,
+                    capability: QualifiedId::new(id, version),
+                    revision,
+                    // Clamped, so a huge `deadline_ms` cannot overflow the clock.
+                    deadline: Instant::now()
+                        + Duration::from_millis(self.deadline_ms.min(MAX_DEADLINE_MS)),
+                },
+                self.payload,
+            )),
+            _ => Err("malformed call: id, version or revision"),
+        }
     }
 }
 
-/// The router answering the node's calls for `provider`.
+async fn call(State(served): State<Served>, Json(line): Json<CallLine>) -> Json<Value> {
+    let (context, payload) = match line.open() {
+        Ok(opened) => opened,
+        Err(message) => return Json(json!({"error": {"message": message}})),
+    };
+    match served.provider.call(&context, payload).await {
+        Ok(result) => Json(json!({ "result": result })),
+        Err(error) => Json(json!({"error": {"message": error.into_message()}})),
+    }
+}
+
+/// The router answering the node's calls for `provider`, with default [`HttpOptions`].
 pub fn router(provider: SharedProvider) -> Router {
+    router_with(provider, HttpOptions::default())
+}
+
+/// The router answering the node's calls (unary and streaming) for `provider`.
+pub fn router_with(provider: SharedProvider, options: HttpOptions) -> Router {
     Router::new()
         .route(CALL_PATH, post(call))
-        .with_state(provider)
+        .route(STREAM_PATH, get(stream::upgrade))
+        .layer(DefaultBodyLimit::max(options.max_message_bytes))
+        .with_state(Served { provider, options })
 }
 
 /// Serves `provider` on `listener` until the future is dropped.
@@ -69,5 +118,14 @@ pub async fn serve(
     provider: Arc<dyn crate::Provider>,
     listener: tokio::net::TcpListener,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(provider)).await
+    serve_with(provider, listener, HttpOptions::default()).await
+}
+
+/// Serves `provider` on `listener` with `options` until the future is dropped.
+pub async fn serve_with(
+    provider: Arc<dyn crate::Provider>,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+) -> std::io::Result<()> {
+    axum::serve(listener, router_with(provider, options)).await
 }

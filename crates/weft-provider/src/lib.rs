@@ -8,6 +8,7 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+pub mod wire;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -45,6 +46,17 @@ pub enum ProviderError {
     /// caller gets `transport_error`, never a truncated success).
     #[error("{0}")]
     Transport(String),
+}
+
+impl ProviderError {
+    /// The message, whatever the kind (for wire formats that carry only a message).
+    pub fn into_message(self) -> String {
+        match self {
+            ProviderError::Failed(m)
+            | ProviderError::Unavailable(m)
+            | ProviderError::Transport(m) => m,
+        }
+    }
 }
 
 /// A capability implementation the fabric can call.

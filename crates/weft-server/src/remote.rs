@@ -4,6 +4,8 @@
 //! on `POST {url}/weft/v1/call` (the SDK's `weft_provider::http` serves that). While the
 //! lease holds, the node routes calls to it; once it lapses the provider's descriptors leave
 //! listings, its node shows `stale`, and calls answer `unreachable` — until it renews.
+//! Streaming calls go over one WebSocket per call (`crate::remote_stream`); the protocol is
+//! in `docs/remote-providers.md`.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,10 +19,9 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use serde::Serialize;
 use serde_json::Value;
 use weft_contract::{Descriptor, QualifiedId};
-use weft_provider::{CallContext, Provider, ProviderError};
+use weft_provider::{CallContext, ChunkSink, ChunkSource, Provider, ProviderError};
 use weft_registry::{ProviderId, TenantId};
 
 use crate::error::ApiError;
@@ -74,7 +75,7 @@ pub fn parse_transport(transport: Option<&Value>) -> Result<Option<RemoteTranspo
                 ))
             })?,
     };
-    let call_uri = format!("{url}/weft/v1/call")
+    let call_uri = format!("{url}{}", weft_provider::wire::CALL_PATH)
         .parse()
         .map_err(|e| ApiError::invalid(format!("transport.url is not a usable URL: {e}")))?;
     Ok(Some(RemoteTransport {
@@ -93,25 +94,18 @@ fn now_ms() -> u64 {
     u64::try_from(epoch().elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-/// One call as `POST {url}/weft/v1/call` carries it, encoded without building a map.
-#[derive(Serialize)]
-struct CallBody<'a> {
-    call_id: &'a str,
-    capability_id: &'a str,
-    version: String,
-    revision: &'a str,
-    deadline_ms: u64,
-    payload: &'a Value,
-}
-
 /// A provider reached over HTTP while its lease holds.
 pub struct RemoteProvider {
+    /// `http://host:port`; streams open `ws://host:port/weft/v1/stream`.
+    url: String,
     /// `{url}/weft/v1/call`, parsed once at registration.
     call_uri: hyper::Uri,
     descriptors: Vec<Descriptor>,
     expires_ms: AtomicU64,
     lapsed: AtomicBool,
     client: HttpClient,
+    /// The node's `max_payload_bytes`, which bounds streamed messages too.
+    payload_limit: usize,
 }
 
 /// Pooled keep-alive HTTP/1.1 client shared by every remote provider of the node.
@@ -148,20 +142,11 @@ impl Provider for RemoteProvider {
         payload: Value,
     ) -> BoxFuture<'a, Result<Value, ProviderError>> {
         let remaining = context.deadline.saturating_duration_since(Instant::now());
-        let body = CallBody {
-            call_id: &context.call_id,
-            capability_id: context.capability.id.as_str(),
-            version: context.capability.version.to_string(),
-            revision: context.revision.as_str(),
-            deadline_ms: u64::try_from(remaining.as_millis()).unwrap_or(u64::MAX),
-            payload: &payload,
-        };
-        let encoded = serde_json::to_vec(&body);
+        let encoded = weft_provider::wire::call_line(context, &payload);
         let uri = self.call_uri.clone();
         let client = self.client.clone();
         async move {
-            let bytes = encoded
-                .map_err(|e| ProviderError::Failed(format!("could not encode the call: {e}")))?;
+            let bytes = encoded.into_bytes();
             let request = hyper::Request::post(uri)
                 .header(hyper::header::CONTENT_TYPE, "application/json")
                 .body(Full::new(Bytes::from(bytes)))
@@ -208,6 +193,24 @@ impl Provider for RemoteProvider {
         }
         .boxed()
     }
+
+    fn stream<'a>(
+        &'a self,
+        context: &'a CallContext,
+        payload: Value,
+        input: Option<ChunkSource>,
+        output: ChunkSink,
+    ) -> BoxFuture<'a, Result<Option<Value>, ProviderError>> {
+        crate::remote_stream::stream(
+            &self.url,
+            self.payload_limit,
+            context,
+            payload,
+            input,
+            output,
+        )
+        .boxed()
+    }
 }
 
 /// The leases of every remote provider on this node.
@@ -239,6 +242,7 @@ impl Leases {
         let client = self.client.get_or_init(http_client).clone();
         let remote = Arc::new(RemoteProvider {
             call_uri: transport.call_uri,
+            url: transport.url,
             descriptors,
             expires_ms: AtomicU64::new(
                 now_ms()
@@ -246,6 +250,7 @@ impl Leases {
             ),
             lapsed: AtomicBool::new(false),
             client,
+            payload_limit: state.config.max_payload_bytes,
         });
         state
             .fabric

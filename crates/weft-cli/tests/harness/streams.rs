@@ -1,5 +1,6 @@
-//! Stream clients for the `serve_*` tests: a WebSocket client for `GET /v1/streams` (bounded
-//! reads) and a parser for the SSE form of a server-streaming call.
+//! Stream clients for the `serve_*` tests: a blocking WebSocket caller for `GET /v1/streams`
+//! (reads bounded by a 10 s socket timeout, so a node that never answers fails the test)
+//! and a parser for the SSE form of a server-streaming call.
 
 use std::net::TcpStream;
 use std::time::Duration;
@@ -10,10 +11,10 @@ use tungstenite::{Message, WebSocket};
 
 use super::Node;
 
-/// A client WebSocket to a node.
+/// A caller's socket.
 pub type Socket = WebSocket<TcpStream>;
 
-/// Opens `GET /v1/streams` with `token`; reads time out after 10 s.
+/// Opens `/v1/streams` on `node` with `token`.
 pub fn connect(node: &Node, token: &str) -> Socket {
     let url = node.url.replacen("http://", "ws://", 1) + "/v1/streams";
     let mut request = url.as_str().into_client_request().unwrap();
@@ -37,35 +38,49 @@ pub fn send(socket: &mut Socket, value: Value) {
         .unwrap();
 }
 
-/// Reads frames until the terminal (or an error message / close).
-pub fn read_all(socket: &mut Socket) -> Vec<Value> {
-    let mut out = Vec::new();
+/// Whether `frame` ends the stream: a terminal frame, or a guard failure's error message.
+pub fn is_last(frame: &Value) -> bool {
+    frame.get("error").is_some() && frame.get("kind").is_none()
+        || ["completed", "failed", "cancelled"].contains(&frame["kind"].as_str().unwrap_or(""))
+}
+
+/// The next frame; `None` when the socket closed or failed.
+pub fn next(socket: &mut Socket) -> Option<Value> {
     loop {
         match socket.read() {
-            Ok(Message::Text(text)) => {
-                let v: Value = serde_json::from_str(&text).unwrap();
-                let done = v.get("error").is_some() && v.get("kind").is_none()
-                    || ["completed", "failed", "cancelled"]
-                        .contains(&v["kind"].as_str().unwrap_or(""));
-                out.push(v);
-                if done {
-                    return out;
-                }
-            }
-            Ok(Message::Close(_)) | Err(_) => return out,
+            Ok(Message::Text(text)) => return Some(serde_json::from_str(&text).unwrap()),
+            Ok(Message::Close(_)) | Err(_) => return None,
             Ok(_) => {}
         }
     }
 }
 
-/// The opening message of a stream for `id@1.0.0`, pinned to its current revision.
+/// Reads frames until the terminal (or an error message / close).
+pub fn read_all(socket: &mut Socket) -> Vec<Value> {
+    let mut out = Vec::new();
+    while let Some(frame) = next(socket) {
+        let done = is_last(&frame);
+        out.push(frame);
+        if done {
+            break;
+        }
+    }
+    out
+}
+
+/// Reads frames after the terminal until the socket closes; a well-behaved node sends none.
+pub fn after_terminal(socket: &mut Socket) -> Vec<Value> {
+    std::iter::from_fn(|| next(socket)).collect()
+}
+
+/// The call envelope for `id@1.0.0` at its current revision.
 pub fn envelope(node: &Node, token: &str, id: &str, payload: Value) -> Value {
     let r = node.get(&format!("/v1/capabilities/{id}/versions/1.0.0"), token);
     json!({"call_id": format!("ws-{id}"), "capability_id": id, "version": "1.0.0",
            "descriptor_revision": r.body["revision"], "payload": payload})
 }
 
-/// The `kind` of each frame (`error` for an error message).
+/// The `kind` of every frame (`error` for a guard failure's message).
 pub fn kinds(frames: &[Value]) -> Vec<&str> {
     frames
         .iter()
@@ -73,7 +88,7 @@ pub fn kinds(frames: &[Value]) -> Vec<&str> {
         .collect()
 }
 
-/// Frames are numbered from 0 and all flow provider → caller.
+/// Asserts the frames are provider → caller with contiguous sequences from 0.
 pub fn assert_sequenced(frames: &[Value]) {
     for (i, f) in frames.iter().enumerate() {
         assert_eq!(f["sequence"], json!(i), "{frames:?}");

@@ -1,0 +1,205 @@
+//! The remote-provider wire format, shared by the node (client) and the SDK (server) so the
+//! two sides cannot drift: the call line, and the messages of a streaming call's WebSocket
+//! (`docs/remote-providers.md` is the normative description).
+//!
+//! Every message is one JSON object in one WebSocket text message, tagged by `type`.
+//! Unknown fields are ignored, so either side may add optional fields later.
+
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use thiserror::Error;
+
+use crate::CallContext;
+
+/// The path a node posts unary calls to.
+pub const CALL_PATH: &str = "/weft/v1/call";
+
+/// The path a node opens one WebSocket per streaming call on.
+pub const STREAM_PATH: &str = "/weft/v1/stream";
+
+/// A message that does not follow the wire format.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{0}")]
+pub struct MalformedMessage(String);
+
+/// The call line: the unary call body, and the first message of a streaming call:
+/// `{call_id, capability_id, version, revision, deadline_ms, payload}`, where `deadline_ms`
+/// is what is left of the call's deadline when the line is encoded. Encoded straight from
+/// borrowed fields (no intermediate map: this runs on every remote call).
+pub fn call_line(context: &CallContext, payload: &Value) -> String {
+    #[derive(Serialize)]
+    struct CallLine<'a> {
+        call_id: &'a str,
+        capability_id: &'a str,
+        version: String,
+        revision: &'a str,
+        deadline_ms: u64,
+        payload: &'a Value,
+    }
+    let remaining = context.deadline.saturating_duration_since(Instant::now());
+    let line = CallLine {
+        call_id: &context.call_id,
+        capability_id: context.capability.id.as_str(),
+        version: context.capability.version.to_string(),
+        revision: context.revision.as_str(),
+        deadline_ms: u64::try_from(remaining.as_millis()).unwrap_or(u64::MAX),
+        payload,
+    };
+    // Strings, integers and a `Value` always encode.
+    serde_json::to_string(&line).unwrap_or_default()
+}
+
+/// A node → provider message after the call line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeMessage {
+    /// `{"type": "chunk", "chunk": …}`: one caller chunk (already valid).
+    Chunk(Value),
+    /// `{"type": "end"}`: the caller half-closed its input; output keeps flowing.
+    End,
+    /// `{"type": "cancel"}`: stop the work; the node closes the socket next.
+    Cancel,
+}
+
+/// A provider → node message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProviderMessage {
+    /// `{"type": "chunk", "chunk": …}`: one output chunk (the node validates it).
+    Chunk(Value),
+    /// `{"type": "completed", "result"?: …}`: the terminal of a successful stream; an absent
+    /// or `null` result means none.
+    Completed(Option<Value>),
+    /// `{"type": "error", "message": "…"}`: the terminal of a failed stream.
+    Error(String),
+}
+
+/// Parses one message into its `type` and the object holding its fields.
+fn tagged(text: &str) -> Result<(String, serde_json::Map<String, Value>), MalformedMessage> {
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| MalformedMessage(format!("the message is not JSON: {e}")))?;
+    let Value::Object(mut fields) = value else {
+        return Err(MalformedMessage("the message is not a JSON object".into()));
+    };
+    match fields.remove("type") {
+        Some(Value::String(kind)) => Ok((kind, fields)),
+        _ => Err(MalformedMessage("the message has no string `type`".into())),
+    }
+}
+
+fn chunk_of(mut fields: serde_json::Map<String, Value>) -> Result<Value, MalformedMessage> {
+    fields
+        .remove("chunk")
+        .ok_or_else(|| MalformedMessage("a chunk message needs a `chunk`".into()))
+}
+
+impl NodeMessage {
+    /// The message as the text of one WebSocket message.
+    pub fn into_text(self) -> String {
+        match self {
+            NodeMessage::Chunk(chunk) => json!({"type": "chunk", "chunk": chunk}),
+            NodeMessage::End => json!({"type": "end"}),
+            NodeMessage::Cancel => json!({"type": "cancel"}),
+        }
+        .to_string()
+    }
+
+    /// Reads one message from the node.
+    pub fn parse(text: &str) -> Result<Self, MalformedMessage> {
+        let (kind, fields) = tagged(text)?;
+        match kind.as_str() {
+            "chunk" => chunk_of(fields).map(NodeMessage::Chunk),
+            "end" => Ok(NodeMessage::End),
+            "cancel" => Ok(NodeMessage::Cancel),
+            other => Err(MalformedMessage(format!(
+                "a node sends chunk, end or cancel, not {other:?}"
+            ))),
+        }
+    }
+}
+
+impl ProviderMessage {
+    /// The message as the text of one WebSocket message.
+    pub fn into_text(self) -> String {
+        match self {
+            ProviderMessage::Chunk(chunk) => json!({"type": "chunk", "chunk": chunk}),
+            ProviderMessage::Completed(Some(result)) => {
+                json!({"type": "completed", "result": result})
+            }
+            ProviderMessage::Completed(None) => json!({"type": "completed"}),
+            ProviderMessage::Error(message) => json!({"type": "error", "message": message}),
+        }
+        .to_string()
+    }
+
+    /// Reads one message from the provider.
+    pub fn parse(text: &str) -> Result<Self, MalformedMessage> {
+        let (kind, mut fields) = tagged(text)?;
+        match kind.as_str() {
+            "chunk" => chunk_of(fields).map(ProviderMessage::Chunk),
+            "completed" => Ok(ProviderMessage::Completed(
+                fields.remove("result").filter(|r| !r.is_null()),
+            )),
+            "error" => match fields.remove("message") {
+                Some(Value::String(message)) => Ok(ProviderMessage::Error(message)),
+                _ => Err(MalformedMessage(
+                    "an error message needs a string `message`".into(),
+                )),
+            },
+            other => Err(MalformedMessage(format!(
+                "a provider sends chunk, completed or error, not {other:?}"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn messages_round_trip() {
+        for message in [
+            NodeMessage::Chunk(json!({"a": 1})),
+            NodeMessage::End,
+            NodeMessage::Cancel,
+        ] {
+            assert_eq!(
+                NodeMessage::parse(&message.clone().into_text()),
+                Ok(message)
+            );
+        }
+        for message in [
+            ProviderMessage::Chunk(json!([1, "x"])),
+            ProviderMessage::Completed(None),
+            ProviderMessage::Completed(Some(json!({"n": 2}))),
+            ProviderMessage::Error("boom".into()),
+        ] {
+            assert_eq!(
+                ProviderMessage::parse(&message.clone().into_text()),
+                Ok(message)
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_messages_are_refused() {
+        for text in [
+            "",
+            "[]",
+            r#"{"chunk": 1}"#,
+            r#"{"type": "chunk"}"#,
+            r#"{"type": "error"}"#,
+            r#"{"type": "started"}"#,
+        ] {
+            assert!(ProviderMessage::parse(text).is_err(), "{text}");
+        }
+        assert!(NodeMessage::parse(r#"{"type": "completed"}"#).is_err());
+        assert_eq!(
+            ProviderMessage::parse(r#"{"type": "completed", "result": null, "extra": 1}"#),
+            Ok(ProviderMessage::Completed(None))
+        );
+    }
+}
