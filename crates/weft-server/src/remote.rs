@@ -15,16 +15,14 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use http_body_util::Full;
 use serde_json::Value;
 use weft_contract::{Descriptor, QualifiedId};
 use weft_provider::{CallContext, ChunkSink, ChunkSource, Provider, ProviderError};
 use weft_registry::{ProviderId, TenantId};
 
 use crate::error::ApiError;
+use crate::remote_pool::HttpPool;
 use crate::state::AppState;
 
 /// Longest lease a provider may ask for.
@@ -39,8 +37,8 @@ pub struct RemoteTransport {
     pub url: String,
     /// How long one registration keeps the provider live.
     pub lease: Duration,
-    /// `{url}/weft/v1/call`, parsed once.
-    pub call_uri: hyper::Uri,
+    /// `host:port`, for the connection pool and the `Host` header.
+    pub authority: String,
 }
 
 /// Reads an `http` transport from a registration; other kinds are opaque to the node.
@@ -75,13 +73,14 @@ pub fn parse_transport(transport: Option<&Value>) -> Result<Option<RemoteTranspo
                 ))
             })?,
     };
-    let call_uri = format!("{url}{}", weft_provider::wire::CALL_PATH)
-        .parse()
+    let authority = url.trim_start_matches("http://").to_owned();
+    // The same check the pool's requests will pass: a usable `Host` header value.
+    hyper::header::HeaderValue::from_str(&authority)
         .map_err(|e| ApiError::invalid(format!("transport.url is not a usable URL: {e}")))?;
     Ok(Some(RemoteTransport {
         url: url.to_owned(),
         lease: Duration::from_secs(lease),
-        call_uri,
+        authority,
     }))
 }
 
@@ -98,27 +97,14 @@ fn now_ms() -> u64 {
 pub struct RemoteProvider {
     /// `http://host:port`; streams open `ws://host:port/weft/v1/stream`.
     url: String,
-    /// `{url}/weft/v1/call`, parsed once at registration.
-    call_uri: hyper::Uri,
+    /// `host:port` of `url`.
+    authority: String,
     descriptors: Vec<Descriptor>,
     expires_ms: AtomicU64,
     lapsed: AtomicBool,
-    client: HttpClient,
+    pool: Arc<HttpPool>,
     /// The node's `max_payload_bytes`, which bounds streamed messages too.
     payload_limit: usize,
-}
-
-/// Pooled keep-alive HTTP/1.1 client shared by every remote provider of the node.
-pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
-
-/// A client with TCP_NODELAY and a pool of idle connections per provider.
-pub fn http_client() -> HttpClient {
-    let mut connector = HttpConnector::new();
-    connector.set_nodelay(true);
-    connector.set_connect_timeout(Some(Duration::from_secs(2)));
-    Client::builder(TokioExecutor::new())
-        .pool_max_idle_per_host(256)
-        .build(connector)
 }
 
 impl RemoteProvider {
@@ -143,23 +129,18 @@ impl Provider for RemoteProvider {
     ) -> BoxFuture<'a, Result<Value, ProviderError>> {
         let remaining = context.deadline.saturating_duration_since(Instant::now());
         let encoded = weft_provider::wire::call_line(context, &payload);
-        let uri = self.call_uri.clone();
-        let client = self.client.clone();
         async move {
             let bytes = encoded.into_bytes();
-            let request = hyper::Request::post(uri)
+            let request = hyper::Request::post(weft_provider::wire::CALL_PATH)
+                .header(hyper::header::HOST, self.authority.as_str())
                 .header(hyper::header::CONTENT_TYPE, "application/json")
                 .body(Full::new(Bytes::from(bytes)))
                 .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
             let exchange = async {
-                let response = client.request(request).await.map_err(|e| {
-                    ProviderError::Unavailable(format!("remote provider unreachable: {e}"))
-                })?;
-                let status = response.status().as_u16();
-                let body = response.into_body().collect().await.map_err(|e| {
-                    ProviderError::Unavailable(format!("remote provider broke off: {e}"))
-                })?;
-                Ok::<_, ProviderError>((status, body.to_bytes()))
+                self.pool
+                    .send(&self.authority, request)
+                    .await
+                    .map_err(|e| ProviderError::Unavailable(format!("remote provider: {e}")))
             };
             // The fabric's deadline covers this too; a little slack lets its timeout win.
             let (status, body) =
@@ -216,15 +197,14 @@ impl Provider for RemoteProvider {
 /// The leases of every remote provider on this node.
 pub struct Leases {
     remotes: Mutex<HashMap<(TenantId, ProviderId), Arc<RemoteProvider>>>,
-    client: OnceLock<HttpClient>,
+    pool: Arc<HttpPool>,
 }
 
 impl Default for Leases {
     fn default() -> Self {
         Self {
             remotes: Mutex::new(HashMap::new()),
-            // Built on first use: the connector needs the node's runtime.
-            client: OnceLock::new(),
+            pool: Arc::new(HttpPool::new(256, Duration::from_secs(2))),
         }
     }
 }
@@ -239,9 +219,8 @@ impl Leases {
         transport: RemoteTransport,
         descriptors: Vec<Descriptor>,
     ) {
-        let client = self.client.get_or_init(http_client).clone();
         let remote = Arc::new(RemoteProvider {
-            call_uri: transport.call_uri,
+            authority: transport.authority,
             url: transport.url,
             descriptors,
             expires_ms: AtomicU64::new(
@@ -249,7 +228,7 @@ impl Leases {
                     .saturating_add(u64::try_from(transport.lease.as_millis()).unwrap_or(u64::MAX)),
             ),
             lapsed: AtomicBool::new(false),
-            client,
+            pool: Arc::clone(&self.pool),
             payload_limit: state.config.max_payload_bytes,
         });
         state
