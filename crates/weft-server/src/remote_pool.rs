@@ -324,7 +324,10 @@ mod tests {
         let authority = listener.local_addr().unwrap().to_string();
         drop(listener);
         let pool = HttpPool::new(4, Duration::from_secs(2));
-        let error = pool.send(&authority, request(&authority)).await.unwrap_err();
+        let error = pool
+            .send(&authority, request(&authority))
+            .await
+            .unwrap_err();
         assert!(matches!(error, PoolError::Connect { .. }), "{error}");
     }
 
@@ -336,7 +339,12 @@ mod tests {
         for outcome in futures_util::future::join_all(calls).await {
             assert_eq!(outcome.unwrap().0, 200);
         }
-        let idle = pool.idle.lock().unwrap().get(&authority).map_or(0, Vec::len);
+        let idle = pool
+            .idle
+            .lock()
+            .unwrap()
+            .get(&authority)
+            .map_or(0, Vec::len);
         assert!(idle <= 2, "{idle} idle connections");
     }
 }
