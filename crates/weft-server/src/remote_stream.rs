@@ -120,14 +120,15 @@ async fn receive(
         let text = match read.next().await {
             Some(Ok(Message::Text(text))) => text,
             Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+            // Framing broken: `transport_error`, as for a managed child past its window.
             Some(Ok(Message::Binary(_))) => {
-                return Err(ProviderError::Failed(
+                return Err(ProviderError::Transport(
                     "the remote provider sent a binary message".into(),
                 ));
             }
             Some(Ok(Message::Close(_))) | None => return Err(broken("the socket closed")),
             Some(Err(WsError::Capacity(e))) => {
-                return Err(ProviderError::Failed(format!(
+                return Err(ProviderError::Transport(format!(
                     "the remote provider sent a message over the limit: {e}"
                 )));
             }
@@ -141,7 +142,7 @@ async fn receive(
             Ok(ProviderMessage::Completed(result)) => return Ok(Terminal::Completed(result)),
             Ok(ProviderMessage::Error(message)) => return Ok(Terminal::Error(message)),
             Err(e) => {
-                return Err(ProviderError::Failed(format!(
+                return Err(ProviderError::Transport(format!(
                     "the remote provider sent a malformed message: {e}"
                 )));
             }
@@ -328,7 +329,7 @@ mod tests {
         ] {
             let (url, _) = fake(script).await;
             match run(&url, 0).await.0 {
-                Err(ProviderError::Failed(message)) => {
+                Err(ProviderError::Transport(message)) => {
                     assert!(message.contains(expected), "{message}")
                 }
                 other => panic!("expected a failure mentioning {expected}, got {other:?}"),
