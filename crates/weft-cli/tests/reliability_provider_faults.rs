@@ -107,7 +107,8 @@ fn start(dir: &Path, mode: &str) -> (Node, String) {
 /// Everything that must hold after a fault: no slot held, memory bounded, and (once the
 /// child is back, if it was restarted) a successful call. While the child is down, calls
 /// are refused as `unreachable`, never `overloaded`; a frozen child (`frozen`) times calls
-/// out until its unanswered pings get it replaced.
+/// out until its unanswered pings get it replaced (which fails the call then in flight with
+/// `provider_error`).
 fn recovered(node: &Node, admin: &str, fault: &str, frozen: bool) {
     node.assert_idle(admin);
     let rss = node.rss_kib();
@@ -121,7 +122,8 @@ fn recovered(node: &Node, admin: &str, fault: &str, frozen: bool) {
         match r.status {
             200 => Some(r),
             503 | 409 => None, // the child is restarting (409: re-registered)
-            504 if frozen => None,
+            // Frozen: probes time out, and the one in flight when the child is killed fails.
+            504 | 502 if frozen => None,
             _ => panic!("after {fault}: {} {}", r.status, r.text),
         }
     });
