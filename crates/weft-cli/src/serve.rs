@@ -60,6 +60,10 @@ pub struct ServeArgs {
     /// Largest call payload or result, in bytes [default: 1048576].
     #[arg(long, env = "WEFT_MAX_PAYLOAD_BYTES", value_name = "BYTES")]
     pub max_payload_bytes: Option<usize>,
+    /// Seconds a client may take to send a request's head before the connection is closed
+    /// [default: 30].
+    #[arg(long, env = "WEFT_HEADER_READ_TIMEOUT", value_name = "SECONDS")]
+    pub header_read_timeout: Option<f64>,
 }
 
 fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
@@ -115,6 +119,9 @@ fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
     }
     if let Some(n) = args.max_payload_bytes {
         config.max_payload_bytes = n;
+    }
+    if let Some(t) = args.header_read_timeout {
+        config.header_read_timeout_seconds = t;
     }
     config.validate().map_err(|e| e.to_string())?;
     Ok(config)

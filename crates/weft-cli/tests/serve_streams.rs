@@ -159,3 +159,30 @@ fn guard_failures_answer_with_an_error_message_before_any_frame() {
         other => panic!("expected a 403, got {:?}", other.map(|(_, r)| r.status())),
     }
 }
+
+/// Found by schemathesis: a plain GET (no upgrade) was answered 400 in text/plain, a status
+/// the OpenAPI document did not list, outside the error envelope.
+#[test]
+fn a_plain_get_is_a_documented_400_in_the_error_envelope() {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &["--builtins"]);
+    let admin = node.admin();
+    let r = node.get("/v1/streams", &admin);
+    harness::assert_error(&r, 400, "invalid_request");
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("WebSocket upgrade"),
+        "{}",
+        r.text
+    );
+    // Authentication and the scope still come first.
+    let anonymous = node.call("GET", "/v1/streams", None, None, &[]);
+    harness::assert_error(&anonymous, 401, "unauthorized");
+    let reader = node.token(&admin, None, &["capabilities:read"]);
+    harness::assert_error(&node.get("/v1/streams", &reader), 403, "forbidden");
+    let doc = node.call("GET", "/openapi.json", None, None, &[]).body;
+    let responses = &doc["paths"]["/v1/streams"]["get"]["responses"];
+    assert!(responses.get("400").is_some(), "{responses}");
+}

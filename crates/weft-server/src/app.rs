@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post, put};
-use axum::serve::ListenerExt;
 use axum::{Json, Router, middleware};
 use thiserror::Error;
 use tower::ServiceBuilder;
@@ -257,29 +256,94 @@ pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result
     tokio::spawn(crate::remote::sweep_forever(state.clone()));
     on_ready(bound);
     tracing::info!(%bound, "weft node ready");
-    // Small responses written in pieces would otherwise wait for delayed ACKs (~40 ms).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::debug!(%error, "could not set TCP_NODELAY");
-        }
-    });
     let shutdown_state = state.clone();
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            shutdown_state.shutting_down.store(true, Ordering::SeqCst);
-            shutdown_state.shutdown.send_replace(true);
-            tracing::info!("shutting down: draining in-flight requests");
-        })
-        .await
-        .map_err(|source| ServeError::Io {
-            what: "serve on",
-            path: bound.to_string(),
-            source,
-        })?;
+    let header_read_timeout = Duration::from_secs_f64(state.config.header_read_timeout_seconds);
+    serve_connections(listener, router(state), header_read_timeout, async move {
+        shutdown_signal().await;
+        shutdown_state.shutting_down.store(true, Ordering::SeqCst);
+        shutdown_state.shutdown.send_replace(true);
+        tracing::info!("shutting down: draining in-flight requests");
+    })
+    .await;
     crate::managed::stop_all(&children).await;
     tracing::info!("stopped; store closed");
     Ok(())
+}
+
+/// Accepts connections until `shutdown` resolves, then stops accepting, asks every open
+/// connection to finish its in-flight request and close, and waits for them.
+///
+/// This is `axum::serve` plus what it cannot be told: a header read timeout. hyper enforces
+/// it only when a timer is set, which `axum::serve` does not do, and its automatic
+/// HTTP/1-or-2 detection waits for the first bytes with no deadline at all. So the node
+/// serves HTTP/1.1 (with upgrades, for WebSockets) itself: a client that withholds or
+/// trickles its request head, or idles on a keep-alive connection, is disconnected after
+/// `header_read_timeout` instead of holding a connection and its task forever (slow-loris).
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    header_read_timeout: Duration,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    // Dropped to tell the connections to shut down; each holds a `closed` receiver until it
+    // ends, so `all_closed.closed()` resolves when the last one is gone.
+    let (stop, stop_rx) = tokio::sync::watch::channel(());
+    let (all_closed, closed) = tokio::sync::watch::channel(());
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _peer)) => tcp,
+            Err(error) => {
+                // Out of file descriptors and the like: back off instead of spinning.
+                tracing::warn!(%error, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // Small responses written in pieces would otherwise wait for delayed ACKs (~40 ms).
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(%error, "could not set TCP_NODELAY");
+        }
+        let connection = builder
+            .serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app.clone()))
+            .with_upgrades();
+        let mut stop_rx = stop_rx.clone();
+        let closed = closed.clone();
+        tokio::spawn(async move {
+            let mut connection = std::pin::pin!(connection);
+            let mut stopping = false;
+            loop {
+                tokio::select! {
+                    result = connection.as_mut() => {
+                        if let Err(error) = result {
+                            tracing::trace!(%error, "connection ended with an error");
+                        }
+                        break;
+                    }
+                    _ = stop_rx.changed(), if !stopping => {
+                        stopping = true;
+                        connection.as_mut().graceful_shutdown();
+                    }
+                }
+            }
+            drop(closed);
+        });
+    }
+    drop(listener);
+    drop(stop);
+    drop(closed);
+    all_closed.closed().await;
 }
 
 async fn shutdown_signal() {

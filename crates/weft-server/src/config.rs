@@ -14,6 +14,13 @@ use thiserror::Error;
 /// Default listen address: loopback only.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:7411";
 
+/// Default of [`ServerConfig::header_read_timeout_seconds`].
+pub const DEFAULT_HEADER_READ_TIMEOUT_SECONDS: f64 = 30.0;
+/// Smallest accepted [`ServerConfig::header_read_timeout_seconds`].
+pub const MIN_HEADER_READ_TIMEOUT_SECONDS: f64 = 0.1;
+/// Largest accepted [`ServerConfig::header_read_timeout_seconds`].
+pub const MAX_HEADER_READ_TIMEOUT_SECONDS: f64 = 3600.0;
+
 /// How logs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -93,6 +100,11 @@ pub struct ServerConfig {
     pub max_timeout_seconds: f64,
     /// Largest call payload or result, in bytes.
     pub max_payload_bytes: usize,
+    /// How long a client may take to send a request's head (request line and headers), in
+    /// seconds; an idle keep-alive connection gets the same time to start its next
+    /// request. Past it the connection is closed, so slow or silent clients cannot pin
+    /// connections open.
+    pub header_read_timeout_seconds: f64,
     /// Managed child providers to start.
     pub managed: Vec<ManagedEntry>,
 }
@@ -132,6 +144,8 @@ pub struct ConfigFile {
     pub max_timeout_seconds: Option<f64>,
     /// See [`ServerConfig::max_payload_bytes`].
     pub max_payload_bytes: Option<usize>,
+    /// See [`ServerConfig::header_read_timeout_seconds`].
+    pub header_read_timeout_seconds: Option<f64>,
     /// See [`ServerConfig::managed`].
     #[serde(default)]
     pub managed: Vec<ManagedEntry>,
@@ -216,6 +230,9 @@ impl ServerConfig {
             default_timeout_seconds: file.default_timeout_seconds.unwrap_or(30.0),
             max_timeout_seconds: file.max_timeout_seconds.unwrap_or(300.0),
             max_payload_bytes: file.max_payload_bytes.unwrap_or(1024 * 1024),
+            header_read_timeout_seconds: file
+                .header_read_timeout_seconds
+                .unwrap_or(DEFAULT_HEADER_READ_TIMEOUT_SECONDS),
             managed: file.managed,
         };
         config.validate()?;
@@ -260,6 +277,14 @@ impl ServerConfig {
         }
         if self.max_payload_bytes < 2 {
             return invalid("max_payload_bytes", "must be at least 2");
+        }
+        let header_timeout = self.header_read_timeout_seconds;
+        let header_range = MIN_HEADER_READ_TIMEOUT_SECONDS..=MAX_HEADER_READ_TIMEOUT_SECONDS;
+        if !header_range.contains(&header_timeout) {
+            return invalid(
+                "header_read_timeout_seconds",
+                "must be from 0.1 to 3600 seconds",
+            );
         }
         for entry in &self.managed {
             if weft_registry::ProviderId::parse(&entry.id).is_err() || entry.command.is_empty() {

@@ -23,7 +23,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The environment variables `weft serve` reads; cleared so the host cannot leak settings in.
-const WEFT_VARS: [&str; 10] = [
+const WEFT_VARS: [&str; 11] = [
     "WEFT_LISTEN",
     "WEFT_DATA_DIR",
     "WEFT_CONFIG",
@@ -34,6 +34,7 @@ const WEFT_VARS: [&str; 10] = [
     "WEFT_IDEMPOTENCY_HOURS",
     "WEFT_AGENTS_POLL_MS",
     "WEFT_LOG",
+    "WEFT_HEADER_READ_TIMEOUT",
 ];
 
 /// The `weft serve` command for `data_dir` with extra arguments, environment cleaned.
@@ -392,6 +393,74 @@ impl Node {
         self.token(operator, Some(id), &["admin"])
     }
 
+    /// The node's resident set size in KiB (`VmRSS` of `/proc/<pid>/status`; Linux only).
+    pub fn rss_kib(&self) -> u64 {
+        proc_status_kib(self.pid(), "VmRSS:")
+            .unwrap_or_else(|| panic!("no VmRSS for node pid {}", self.pid()))
+    }
+
+    /// How many file descriptors the node has open (`/proc/<pid>/fd`; Linux only).
+    pub fn open_fds(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .unwrap()
+            .count()
+    }
+
+    /// Whether the node process is still running.
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// `active_calls` and `active_streams` of `GET /v1/diagnostics/node`.
+    pub fn active(&self, token: &str) -> (u64, u64) {
+        let r = self.get("/v1/diagnostics/node", token);
+        assert_eq!(r.status, 200, "{}", r.text);
+        (
+            r.body["active_calls"].as_u64().unwrap(),
+            r.body["active_streams"].as_u64().unwrap(),
+        )
+    }
+
+    /// Waits (at most 30 s) until no call and no stream is active; panics otherwise.
+    pub fn assert_idle(&self, token: &str) {
+        let idle = poll(Duration::from_secs(30), || {
+            (self.active(token) == (0, 0)).then_some(())
+        });
+        assert!(
+            idle.is_some(),
+            "admission slots still held: {:?}",
+            self.active(token)
+        );
+    }
+
+    /// The current revision of `id@version`, waiting (at most 15 s) for it to be listed.
+    pub fn pin(&self, token: &str, id: &str, version: &str) -> String {
+        let path = format!("/v1/capabilities/{id}/versions/{version}");
+        let r = poll(Duration::from_secs(15), || {
+            let r = self.get(&path, token);
+            (r.status == 200).then_some(r)
+        })
+        .unwrap_or_else(|| panic!("{id}@{version} never appeared"));
+        r.body["revision"].as_str().unwrap().to_owned()
+    }
+
+    /// A unary `POST /v1/calls` of `id@1.0.0` pinned to `revision`.
+    pub fn unary(
+        &self,
+        token: &str,
+        id: &str,
+        revision: &str,
+        payload: Value,
+        timeout_seconds: Option<f64>,
+    ) -> Resp {
+        let mut body = json!({"capability_id": id, "version": "1.0.0",
+                              "descriptor_revision": revision, "payload": payload});
+        if let Some(t) = timeout_seconds {
+            body["timeout_seconds"] = json!(t);
+        }
+        self.send("POST", "/v1/calls", token, &body)
+    }
+
     /// Opens the change feed (see [`Sse::open`]).
     pub fn events(&self, token: &str, headers: &[(&str, &str)], query: &str) -> Sse {
         Sse::open(&format!("{}/v1/events{query}", self.url), token, headers)
@@ -403,6 +472,13 @@ impl Drop for Node {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A `kB` field of `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`, …).
+pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..].split_whitespace().next()?.parse().ok()
 }
 
 /// Asserts `r` is an error with `status` and `code` in the documented envelope, whose

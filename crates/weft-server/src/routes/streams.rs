@@ -16,6 +16,7 @@
 //! provider's input queue is full, so a slow provider slows the caller (TCP backpressure);
 //! output keeps being forwarded meanwhile.
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Extension, State};
 use axum::response::Response;
@@ -34,16 +35,27 @@ use crate::state::AppState;
 const ENVELOPE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Open a call of any mode over WebSocket (see the module documentation for the protocol).
+///
+/// A request that is not a WebSocket upgrade (no `Connection: upgrade`, `Upgrade:
+/// websocket`, `Sec-WebSocket-Key` or version 13) is answered 400 `invalid_request` in the
+/// usual error envelope, after authentication and the scope check.
 #[utoipa::path(get, path = "/v1/streams", tag = "calls",
     responses((status = 101, description = "switching to WebSocket; first message: the call envelope"),
+              (status = 400, description = "not a WebSocket upgrade request", body = crate::error::ErrorEnvelope),
               (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
 pub async fn streams(
     State(state): State<AppState>,
     Extension(principal): Extension<Principal>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> ApiResult<Response> {
     require(&principal, Scope::Call)?;
+    let upgrade = upgrade.map_err(|rejection| {
+        ApiError::invalid(format!(
+            "GET /v1/streams takes a WebSocket upgrade: {}",
+            rejection.body_text()
+        ))
+    })?;
     // Room for one payload plus the frame around it.
     let limit = state.config.max_payload_bytes + 64 * 1024;
     Ok(upgrade
