@@ -87,6 +87,12 @@ fn pair_up(a: &Branches<'_>, b: &Branches<'_>) -> (Vec<(usize, usize)>, Vec<usiz
     (pairs, removed, free.collect())
 }
 
+fn overlap() -> String {
+    "`oneOf` branches that can match the same value: a value may match two branches (or \
+     none), which is not decided"
+        .to_owned()
+}
+
 impl Ctx<'_> {
     /// Compares `allOf`, `anyOf`, `oneOf` and a `$ref` with sibling keywords.
     pub(super) fn combinators(
@@ -219,10 +225,12 @@ impl Ctx<'_> {
         match (a, b) {
             (None, None) => {}
             (None, Some(b)) => {
-                let old_only = if wants_old {
-                    self.covered(&whole.0, &b, true)
-                } else {
+                let old_only = if !wants_old {
                     Side::NotChecked
+                } else if keyword == "oneOf" && !self.disjoint(&b, true) {
+                    Side::Unknown(overlap())
+                } else {
+                    self.covered(&whole.0, &b, true)
                 };
                 self.judge(
                     child(&loc.new, keyword),
@@ -238,6 +246,8 @@ impl Ctx<'_> {
             (Some(a), None) => {
                 let new_only = if wants_old {
                     Side::NotChecked
+                } else if keyword == "oneOf" && !self.disjoint(&a, false) {
+                    Side::Unknown(overlap())
                 } else {
                     self.covered(&whole.1, &a, false)
                 };
@@ -254,13 +264,7 @@ impl Ctx<'_> {
                     if a.iter().map(|x| x.0).ne(b.iter().map(|x| x.0))
                         || a.iter().any(|x| contains_ref(x.0))
                     {
-                        self.unknown(
-                            child(&loc.new, keyword),
-                            "one_of_changed",
-                            "`oneOf` branches that can match the same value changed; a value may \
-                             now match two branches (or none), which is not decided"
-                                .into(),
-                        );
+                        self.unknown(child(&loc.new, keyword), "one_of_changed", overlap());
                     }
                     return;
                 }

@@ -450,7 +450,7 @@ impl<'a> Ctx<'a> {
             return;
         }
         if scalar::finite(o).is_some() || scalar::finite(n).is_some() {
-            return self.finite(old, new, loc);
+            return self.finite((old, new), (o, n), loc);
         }
         let old_t = types::types(self.old_root, old, 0);
         let new_t = types::types(self.new_root, new, 0);

@@ -32,11 +32,12 @@ fn accepts(schema: &Value, value: &Value) -> Option<bool> {
 impl Ctx<'_> {
     /// Compares a pair where at least one side is a finite set of values: each value of a
     /// finite side is validated against the other side, which decides exactly.
-    pub(super) fn finite(&mut self, old: &Value, new: &Value, loc: &Loc) {
-        let (o, n) = match (old.as_object(), new.as_object()) {
-            (Some(o), Some(n)) => (o, n),
-            _ => return,
-        };
+    pub(super) fn finite(
+        &mut self,
+        (old, new): (&Value, &Value),
+        (o, n): (&Map<String, Value>, &Map<String, Value>),
+        loc: &Loc,
+    ) {
         let (old_values, new_values) = (finite(o), finite(n));
         let old_only = self.values_outside(
             (old, self.old_root),
