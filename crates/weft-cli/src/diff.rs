@@ -132,18 +132,14 @@ fn print_human(output: &DiffOutput) -> std::io::Result<()> {
             "{bold}{}{bold:#} {} -> {}",
             r.id, r.old_version, r.new_version
         )?;
-        let groups: [(&str, Style, Box<dyn Fn(&Finding) -> bool>); 4] = [
-            ("breaking", red, Box::new(|f| f.effect == Effect::Breaking)),
-            ("unknown", yellow, Box::new(|f| f.effect == Effect::Unknown)),
-            (
-                "compatible",
-                green,
-                Box::new(|f| f.effect == Effect::Compatible && !f.is_documentation()),
-            ),
-            ("documentation", bold, Box::new(Finding::is_documentation)),
+        let groups = [
+            ("breaking", red),
+            ("unknown", yellow),
+            ("compatible", green),
+            ("documentation", bold),
         ];
-        for (name, style, wanted) in &groups {
-            let found: Vec<&Finding> = r.findings.iter().filter(|f| wanted(f)).collect();
+        for (name, style) in groups {
+            let found: Vec<&Finding> = r.findings.iter().filter(|f| group(f) == name).collect();
             if found.is_empty() {
                 continue;
             }
@@ -187,6 +183,16 @@ fn print_human(output: &DiffOutput) -> std::io::Result<()> {
         writeln!(out, "{bold}{id}{bold:#} added: only in NEW")?;
     }
     Ok(())
+}
+
+/// The group a finding is printed in.
+fn group(finding: &Finding) -> &'static str {
+    match finding.effect {
+        Effect::Breaking => "breaking",
+        Effect::Unknown => "unknown",
+        Effect::Compatible if finding.is_documentation() => "documentation",
+        Effect::Compatible => "compatible",
+    }
 }
 
 fn parse_version(text: &str) -> std::io::Result<weft_contract::CapabilityVersion> {

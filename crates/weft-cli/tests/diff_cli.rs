@@ -1,7 +1,7 @@
 //! `weft diff`, run as the real binary on temporary files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
@@ -31,7 +31,7 @@ fn descriptor(version: &str, age_type: &str) -> Value {
     })
 }
 
-fn write(dir: &PathBuf, name: &str, value: &Value) -> String {
+fn write(dir: &Path, name: &str, value: &Value) -> String {
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string_pretty(value).unwrap()).unwrap();
     path.to_str().unwrap().to_owned()

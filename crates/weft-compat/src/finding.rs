@@ -67,8 +67,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// Whether this change only touches documentation (`title`, `description`, annotations).
+    /// Whether this change only touches documentation: `title`, `description`, descriptor
+    /// annotations, or annotation keywords inside a schema.
     pub fn is_documentation(&self) -> bool {
-        self.effect == Effect::Compatible && self.bump == Bump::Patch
+        self.change == "title_changed"
+            || self.change == "description_changed"
+            || self.change == "schema_documentation_changed"
+            || self.change.starts_with("annotation_")
     }
 }
