@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use weft_contract::Limits;
 use weft_contract::file::read_descriptor_file;
+use weft_contract::{Descriptor, Limits};
 
 use crate::agent::problem_of;
 use crate::inputs::{expand, format_of, read_text};
@@ -84,51 +84,60 @@ pub fn check_paths(paths: &[PathBuf], limits: &Limits) -> Report {
 }
 
 fn check_file(path: &std::path::Path, limits: &Limits, report: &mut Report) {
+    let first_problem = report.errors.len();
+    for descriptor in load_file(path, limits, &mut report.errors) {
+        report.descriptors.push(Found {
+            path: path.display().to_string(),
+            qualified_id: descriptor.qualified_id().to_string(),
+            revision: descriptor.revision().to_string(),
+        });
+    }
+    // Within one file, report problems top to bottom.
+    report.errors[first_problem..].sort_by_key(|p| (p.line, p.column));
+}
+
+/// Reads every valid descriptor in one descriptor file; every problem goes to `problems`.
+pub fn load_file(
+    path: &std::path::Path,
+    limits: &Limits,
+    problems: &mut Vec<Problem>,
+) -> Vec<Descriptor> {
     let Some(format) = format_of(path) else {
-        report.errors.push(Problem::io(
+        problems.push(Problem::io(
             path,
             "unsupported_file",
             "descriptor files end in .json or .toml".into(),
         ));
-        return;
+        return Vec::new();
     };
     let text = match read_text(path, limits.max_document_bytes) {
         Ok(text) => text,
         Err(problem) => {
-            report.errors.push(problem);
-            return;
+            problems.push(problem);
+            return Vec::new();
         }
     };
     let entries = match read_descriptor_file(&text, format, limits) {
         Ok(entries) => entries,
-        Err(problems) => {
-            for p in problems {
-                report
-                    .errors
-                    .push(Problem::at(path, p.position, p.code, p.message));
+        Err(found) => {
+            for p in found {
+                problems.push(Problem::at(path, p.position, p.code, p.message));
             }
-            return;
+            return Vec::new();
         }
     };
-    let first_problem = report.errors.len();
+    let mut descriptors = Vec::new();
     for entry in entries {
         match entry.result {
-            Ok(descriptor) => report.descriptors.push(Found {
-                path: path.display().to_string(),
-                qualified_id: descriptor.qualified_id().to_string(),
-                revision: descriptor.revision().to_string(),
-            }),
-            Err(problems) => {
-                for p in problems {
-                    report
-                        .errors
-                        .push(Problem::at(path, p.position, p.code, p.message));
+            Ok(descriptor) => descriptors.push(descriptor),
+            Err(found) => {
+                for p in found {
+                    problems.push(Problem::at(path, p.position, p.code, p.message));
                 }
             }
         }
     }
-    // Within one file, report problems top to bottom.
-    report.errors[first_problem..].sort_by_key(|p| (p.line, p.column));
+    descriptors
 }
 
 fn check_agent(dir: &std::path::Path, report: &mut Report) {

@@ -6,6 +6,7 @@
 mod agent;
 mod bench;
 mod check;
+mod diff;
 mod digest;
 mod inputs;
 mod remote;
@@ -39,6 +40,14 @@ enum Command {
     Check(check::CheckArgs),
     /// Print the revision of each descriptor in a file, one per line.
     Digest(digest::DigestArgs),
+    /// Compare two descriptor files: every change, its effect, and the version bump it needs.
+    ///
+    /// Descriptors are paired by id. Prints the findings of each pair grouped as breaking,
+    /// unknown, compatible and documentation, then `required bump: …` and whether the
+    /// version numbers allow it (docs/compatibility.md). Exits 0 when every change is allowed
+    /// by the versions given, 1 when something breaks (or a capability was removed), 2 on
+    /// usage or file errors.
+    Diff(diff::DiffArgs),
     /// Run a weft node: the registry and its HTTP API.
     Serve(serve::ServeArgs),
     /// Agent capability catalogs (CompozyOS format).
@@ -97,6 +106,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Digest(args) => digest::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Agent(command) => agent::run(&command),
         Command::Serve(args) => serve::run(&args),
         Command::Discover(args) => remote::discover::run_discover(&args),
