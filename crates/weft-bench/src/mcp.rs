@@ -10,9 +10,14 @@
 //! - `fabric`: the node's built-in `echo@1.0.0` through `POST /v1/calls` (bearer auth, pin
 //!   checked, input and output validated).
 //!
+//! Besides throughput and latency, the server's CPU time per call inside the window is
+//! sampled from procfs (the rmcp runtime's threads; the whole node process): it depends
+//! far less on how busy the shared machine is than requests per second do.
+//!
 //! Row keys: `concurrency, mcp_rps, fabric_rps, ratio` (fabric ÷ mcp), `mcp_p50_us,
-//! mcp_p99_us, fabric_p50_us, fabric_p99_us, node_rss_mib, runs`. Each figure is the
-//! median over the runs; the ratio is the median of the per-run ratios.
+//! mcp_p99_us, fabric_p50_us, fabric_p99_us, mcp_cpu_us_per_call,
+//! fabric_cpu_us_per_call, cpu_ratio` (mcp ÷ fabric CPU per call), `node_rss_mib, runs`.
+//! Each figure is the median over the runs; ratios are medians of the per-run ratios.
 
 use std::sync::Arc;
 
@@ -33,8 +38,14 @@ use crate::{BenchError, BenchOptions, median};
 /// The MCP protocol version the requests declare (what `baselines.md` negotiated).
 const PROTOCOL_VERSION: &str = "2025-11-25";
 
+/// One run of one level: (measured, server CPU µs per call) for mcp, then fabric.
+type Cell = [(Measured, f64); 2];
+
+/// The name of the rmcp server's runtime threads (their CPU time is its cost).
+const MCP_THREADS: &str = "mcp-echo";
+
 /// The columns of the human table.
-pub const COLUMNS: [Column; 8] = [
+pub const COLUMNS: [Column; 10] = [
     ("concurrency", "concurrency"),
     ("mcp_rps", "rmcp rps"),
     ("fabric_rps", "fabric rps"),
@@ -43,6 +54,8 @@ pub const COLUMNS: [Column; 8] = [
     ("fabric_p50_us", "fabric p50 µs"),
     ("mcp_p99_us", "rmcp p99 µs"),
     ("fabric_p99_us", "fabric p99 µs"),
+    ("mcp_cpu_us_per_call", "rmcp CPU µs/call"),
+    ("fabric_cpu_us_per_call", "fabric CPU µs/call"),
 ];
 
 /// The echo tool's input.
@@ -72,6 +85,62 @@ impl McpEcho {
     fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> Json<EchoOut> {
         Json(EchoOut { text })
     }
+}
+
+/// CPU seconds (user + system) process `pid` has used so far — only its threads whose
+/// name starts with `threads`, when given. 0 when unreadable. Linux reports clock ticks of
+/// USER_HZ, 100 per second on every architecture.
+fn cpu_seconds(pid: u32, threads: Option<&str>) -> f64 {
+    let ticks = |stat: &str| -> Option<u64> {
+        let rest = &stat[stat.rfind(')')? + 1..];
+        let mut fields = rest.split_whitespace().skip(11);
+        let user: u64 = fields.next()?.parse().ok()?;
+        let system: u64 = fields.next()?.parse().ok()?;
+        Some(user + system)
+    };
+    let read = |path: String| std::fs::read_to_string(path).ok();
+    let total: u64 = match threads {
+        None => read(format!("/proc/{pid}/stat"))
+            .and_then(|s| ticks(&s))
+            .unwrap_or(0),
+        Some(prefix) => std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|task| {
+                read(format!("{}/comm", task.path().display()))
+                    .is_some_and(|comm| comm.starts_with(prefix))
+            })
+            .filter_map(|task| read(format!("{}/stat", task.path().display())))
+            .filter_map(|s| ticks(&s))
+            .sum(),
+    };
+    total as f64 / 100.0
+}
+
+/// [`measure`], plus the server's CPU time per call inside the window (µs), sampled by
+/// `cpu` (cumulative CPU seconds) when the window opens and when it closes.
+fn measure_with_cpu(
+    load: &tokio::runtime::Runtime,
+    target: &Target,
+    concurrency: usize,
+    options: &BenchOptions,
+    cpu: &(dyn Fn() -> f64 + Sync),
+) -> Result<(Measured, f64), BenchError> {
+    std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            std::thread::sleep(options.warm_up);
+            let before = cpu();
+            std::thread::sleep(options.measure);
+            cpu() - before
+        });
+        let measured = measure(load, target, concurrency, options.warm_up, options.measure);
+        let used = sampler.join().unwrap_or(0.0);
+        measured.map(|m| {
+            let calls = m.rps * options.measure.as_secs_f64();
+            (m, used * 1e6 / calls.max(1.0))
+        })
+    })
 }
 
 fn workers() -> usize {
@@ -174,30 +243,38 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
             r#""result":{"text":"hello weft"}"#,
         ),
     ];
+    // Server CPU per target: the rmcp runtime's threads in this process, the whole node.
+    let node_pid = node.pid();
+    let cpu: [Box<dyn Fn() -> f64 + Sync>; 2] = [
+        Box::new(|| cpu_seconds(std::process::id(), Some(MCP_THREADS))),
+        Box::new(move || cpu_seconds(node_pid, None)),
+    ];
     let load = runtime("load-generator", 2)?;
     let mut rows = Vec::new();
     for &concurrency in &options.levels {
-        let mut cells: Vec<[Measured; 2]> = Vec::new();
+        let mut cells: Vec<Cell> = Vec::new();
         for run in 0..options.runs.max(1) {
-            let mut measured = [Measured {
+            let empty = Measured {
                 rps: 0.0,
                 p50_us: 0.0,
                 p99_us: 0.0,
-            }; 2];
-            for (slot, target) in measured.iter_mut().zip(&targets) {
-                *slot = measure(&load, target, concurrency, options.warm_up, options.measure)?;
+            };
+            let mut measured = [(empty, 0.0); 2];
+            for ((slot, target), cpu) in measured.iter_mut().zip(&targets).zip(&cpu) {
+                *slot = measure_with_cpu(&load, target, concurrency, options, cpu.as_ref())?;
                 eprintln!(
-                    "mcp-peer c={concurrency} run {}: {:<6} {:>9.0} rps  p50 {:>6.0} µs  p99 {:>7.0} µs",
+                    "mcp-peer c={concurrency} run {}: {:<6} {:>9.0} rps  p50 {:>6.0} µs  p99 {:>7.0} µs  CPU {:>5.1} µs/call",
                     run + 1,
                     target.name,
-                    slot.rps,
-                    slot.p50_us,
-                    slot.p99_us
+                    slot.0.rps,
+                    slot.0.p50_us,
+                    slot.0.p99_us,
+                    slot.1
                 );
             }
             cells.push(measured);
         }
-        let med = |f: &dyn Fn(&[Measured; 2]) -> f64| {
+        let med = |f: &dyn Fn(&Cell) -> f64| {
             let mut values: Vec<f64> = cells.iter().map(f).collect();
             median(&mut values)
         };
@@ -205,13 +282,16 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
             "mcp-peer",
             &[
                 ("concurrency", concurrency as f64),
-                ("mcp_rps", med(&|c| c[0].rps)),
-                ("fabric_rps", med(&|c| c[1].rps)),
-                ("ratio", med(&|c| c[1].rps / c[0].rps)),
-                ("mcp_p50_us", med(&|c| c[0].p50_us)),
-                ("mcp_p99_us", med(&|c| c[0].p99_us)),
-                ("fabric_p50_us", med(&|c| c[1].p50_us)),
-                ("fabric_p99_us", med(&|c| c[1].p99_us)),
+                ("mcp_rps", med(&|c| c[0].0.rps)),
+                ("fabric_rps", med(&|c| c[1].0.rps)),
+                ("ratio", med(&|c| c[1].0.rps / c[0].0.rps)),
+                ("mcp_p50_us", med(&|c| c[0].0.p50_us)),
+                ("mcp_p99_us", med(&|c| c[0].0.p99_us)),
+                ("fabric_p50_us", med(&|c| c[1].0.p50_us)),
+                ("fabric_p99_us", med(&|c| c[1].0.p99_us)),
+                ("mcp_cpu_us_per_call", med(&|c| c[0].1)),
+                ("fabric_cpu_us_per_call", med(&|c| c[1].1)),
+                ("cpu_ratio", med(&|c| c[0].1 / c[1].1.max(f64::EPSILON))),
                 ("node_rss_mib", node.rss_mib()),
                 ("runs", options.runs.max(1) as f64),
             ],

@@ -9,9 +9,12 @@
 //!   limit, flow-controlled queues), once from a bare axum WebSocket server that produces
 //!   and frames the same chunks without the fabric (`direct`). `count` stops at 1,000
 //!   chunks per call, so both sides serve the total as consecutive streams of 1,000: each
-//!   pays one WebSocket handshake per 1,000 chunks. Keys: `part, parallel, chunks,
-//!   direct_cps, fabric_cps, ratio` (fabric ÷ direct), `fabric_bytes_per_chunk,
-//!   node_rss_mib, runs`.
+//!   pays one WebSocket handshake per 1,000 chunks. The direct server runs twice: flushing
+//!   every frame (`direct`, a plain producer) and flushing 64 frames at a time
+//!   (`direct-batched`, as the node coalesces up to 64 queued frames per write). Keys:
+//!   `part, parallel, chunks, direct_cps, fabric_cps, ratio` (fabric ÷ direct),
+//!   `direct_batched_cps, batched_ratio` (fabric ÷ direct-batched),
+//!   `fabric_bytes_per_chunk, node_rss_mib, runs`.
 //! - `open`: a fresh node, `streams` WebSockets each holding a client-streaming `sum@1.0.0`
 //!   call open (the caller sends no chunk, so each stream is idle and stays admitted),
 //!   then the node's RSS once all are open (every one has received `started`, and the
@@ -31,7 +34,10 @@ use serde_json::{Value, json};
 use crate::load::runtime;
 use crate::node::NodeUnderTest;
 use crate::report::{Column, Report, row};
-use crate::ws::{Client, WsTarget, client_config, direct_server, read_to_end, until_started};
+use crate::ws::{
+    Client, DIRECT_BATCHED_PATH, DIRECT_PATH, WsTarget, client_config, direct_server, read_to_end,
+    until_started,
+};
 use crate::{BenchError, BenchOptions, Row, median};
 
 /// Chunks per `count` call (its `input_schema` maximum).
@@ -64,18 +70,23 @@ impl Default for StreamOptions {
 }
 
 /// The columns of the human table (throughput and open rows share it).
-pub const COLUMNS: [Column; 10] = [
+pub const COLUMNS: [Column; 12] = [
     ("part", "part"),
     ("parallel", "parallel"),
     ("chunks", "chunks"),
     ("direct_cps", "direct chunks/s"),
     ("fabric_cps", "fabric chunks/s"),
     ("ratio", "ratio"),
+    ("direct_batched_cps", "direct-batched chunks/s"),
+    ("batched_ratio", "batched ratio"),
     ("streams", "open streams"),
     ("idle_rss_mb", "idle RSS MiB"),
     ("rss_mb", "RSS MiB"),
     ("kib_per_stream", "KiB/stream"),
 ];
+
+/// One throughput run: (chunks/s, bytes per chunk) for direct, direct-batched, fabric.
+type Cell = [(f64, f64); 3];
 
 fn workers() -> usize {
     std::thread::available_parallelism().map_or(2, usize::from)
@@ -170,7 +181,13 @@ fn throughput(options: &BenchOptions, stream: &StreamOptions) -> Result<Vec<Row>
         WsTarget {
             name: "direct".into(),
             addr: direct.addr,
-            path: "/v1/streams".into(),
+            path: DIRECT_PATH.into(),
+            token: None,
+        },
+        WsTarget {
+            name: "direct-batched".into(),
+            addr: direct.addr,
+            path: DIRECT_BATCHED_PATH.into(),
             token: None,
         },
         WsTarget {
@@ -189,10 +206,9 @@ fn throughput(options: &BenchOptions, stream: &StreamOptions) -> Result<Vec<Row>
             failed: 1,
             first,
         };
-        // cells[run] = [(cps, bytes per chunk); direct, fabric]
-        let mut cells: Vec<[(f64, f64); 2]> = Vec::new();
+        let mut cells: Vec<Cell> = Vec::new();
         for run in 0..options.runs.max(1) {
-            let mut measured = [(0.0, 0.0); 2];
+            let mut measured = [(0.0, 0.0); 3];
             for (slot, target) in measured.iter_mut().zip(&targets) {
                 let warm_until = Instant::now() + options.warm_up;
                 while Instant::now() < warm_until {
@@ -205,7 +221,7 @@ fn throughput(options: &BenchOptions, stream: &StreamOptions) -> Result<Vec<Row>
                     .block_on(pass(target, &revision, stream.chunks, parallel))
                     .map_err(|e| fail(target, e))?;
                 eprintln!(
-                    "stream parallel={parallel} run {}: {:<6} {:>9.0} chunks/s  ({:.0} B/chunk)",
+                    "stream parallel={parallel} run {}: {:<14} {:>9.0} chunks/s  ({:.0} B/chunk)",
                     run + 1,
                     target.name,
                     slot.0,
@@ -214,7 +230,7 @@ fn throughput(options: &BenchOptions, stream: &StreamOptions) -> Result<Vec<Row>
             }
             cells.push(measured);
         }
-        let med = |f: &dyn Fn(&[(f64, f64); 2]) -> f64| {
+        let med = |f: &dyn Fn(&Cell) -> f64| {
             let mut values: Vec<f64> = cells.iter().map(f).collect();
             median(&mut values)
         };
@@ -224,9 +240,11 @@ fn throughput(options: &BenchOptions, stream: &StreamOptions) -> Result<Vec<Row>
                 ("parallel", parallel as f64),
                 ("chunks", stream.chunks as f64),
                 ("direct_cps", med(&|c| c[0].0)),
-                ("fabric_cps", med(&|c| c[1].0)),
-                ("ratio", med(&|c| c[1].0 / c[0].0)),
-                ("fabric_bytes_per_chunk", med(&|c| c[1].1)),
+                ("fabric_cps", med(&|c| c[2].0)),
+                ("ratio", med(&|c| c[2].0 / c[0].0)),
+                ("direct_batched_cps", med(&|c| c[1].0)),
+                ("batched_ratio", med(&|c| c[2].0 / c[1].0)),
+                ("fabric_bytes_per_chunk", med(&|c| c[2].1)),
                 ("node_rss_mib", node.rss_mib()),
                 ("runs", options.runs.max(1) as f64),
             ],

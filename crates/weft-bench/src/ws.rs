@@ -163,8 +163,10 @@ fn text(frame: &DirectFrame<'_>) -> ServerMessage {
 
 /// One direct stream: the envelope's `payload.to` chunks `{"n": …}`, produced and sent the
 /// way the built-in `count` produces them, framed as the node frames them — with no
-/// fabric between (no validation, no queues, no tasks).
-async fn direct_stream(mut socket: WebSocket) {
+/// fabric between (no validation, no queues, no tasks). With `batch` 1 every frame is
+/// flushed on its own (a plain producer); with more, frames are flushed `batch` at a time
+/// (the node coalesces up to 64 queued frames per write: this is its ideal writer).
+async fn direct_stream(mut socket: WebSocket, batch: u64) {
     let to = match socket.recv().await {
         Some(Ok(ServerMessage::Text(envelope))) => serde_json::from_str::<Value>(&envelope)
             .ok()
@@ -187,7 +189,12 @@ async fn direct_stream(mut socket: WebSocket) {
         frame.sequence = n;
         frame.kind = "chunk";
         frame.payload = Some(json!({ "n": n }));
-        if socket.send(text(&frame)).await.is_err() {
+        let sent = if n % batch == 0 || n == to {
+            socket.send(text(&frame)).await
+        } else {
+            socket.feed(text(&frame)).await
+        };
+        if sent.is_err() {
             return;
         }
     }
@@ -198,11 +205,26 @@ async fn direct_stream(mut socket: WebSocket) {
     let _ = socket.close().await;
 }
 
-/// The direct baseline at `GET /v1/streams` (no auth), on its own runtime.
+/// Path of the direct baseline that flushes every frame.
+pub const DIRECT_PATH: &str = "/v1/streams";
+/// Path of the direct baseline that flushes 64 frames at a time.
+pub const DIRECT_BATCHED_PATH: &str = "/v1/streams-batched";
+
+/// The direct baselines at [`DIRECT_PATH`] and [`DIRECT_BATCHED_PATH`] (no auth), on
+/// their own runtime.
 pub fn direct_server(workers: usize) -> Result<InProcess, BenchError> {
-    let app = Router::new().route(
-        "/v1/streams",
-        get(|upgrade: WebSocketUpgrade| async move { upgrade.on_upgrade(direct_stream) }),
-    );
+    let app = Router::new()
+        .route(
+            DIRECT_PATH,
+            get(|upgrade: WebSocketUpgrade| async move {
+                upgrade.on_upgrade(|socket| direct_stream(socket, 1))
+            }),
+        )
+        .route(
+            DIRECT_BATCHED_PATH,
+            get(|upgrade: WebSocketUpgrade| async move {
+                upgrade.on_upgrade(|socket| direct_stream(socket, 64))
+            }),
+        );
     start("stream-direct", workers, app)
 }
