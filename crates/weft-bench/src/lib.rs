@@ -11,10 +11,13 @@
 //! results can be compared across commits, and prints a human table.
 
 pub mod load;
+pub mod mcp;
 pub mod node;
 pub mod report;
 pub mod servers;
+pub mod stream;
 pub mod unary;
+pub mod ws;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -96,11 +99,16 @@ pub enum Scenario {
     /// Built-in echo through the node vs. a bare echo, and a remote provider through the
     /// node vs. called directly.
     Unary,
+    /// Streamed chunks through the node vs. a bare WebSocket producer, and the node's
+    /// memory with many streams open.
+    Stream,
+    /// The built-in echo through the node vs. the same echo as an `rmcp` MCP tool.
+    McpPeer,
 }
 
 impl Scenario {
     /// Every scenario, in the order `weft bench all` runs them.
-    pub const ALL: [Scenario; 1] = [Scenario::Unary];
+    pub const ALL: [Scenario; 3] = [Scenario::Unary, Scenario::Stream, Scenario::McpPeer];
 
     /// The scenario called `name`.
     pub fn from_name(name: &str) -> Option<Self> {
@@ -111,6 +119,8 @@ impl Scenario {
     pub fn name(self) -> &'static str {
         match self {
             Scenario::Unary => "unary",
+            Scenario::Stream => "stream",
+            Scenario::McpPeer => "mcp-peer",
         }
     }
 
@@ -118,6 +128,8 @@ impl Scenario {
     pub fn run(self, options: &BenchOptions) -> Result<report::Report, BenchError> {
         match self {
             Scenario::Unary => unary::run(options),
+            Scenario::Stream => stream::run(options),
+            Scenario::McpPeer => mcp::run(options),
         }
     }
 }

@@ -41,12 +41,30 @@ impl Target {
         body: &str,
         expect: &str,
     ) -> Self {
+        let auth = token.map(|token| format!("Bearer {token}"));
+        let headers: Vec<(&str, &str)> = auth
+            .as_deref()
+            .map(|value| ("authorization", value))
+            .into_iter()
+            .collect();
+        Self::post_with_headers(name, addr, path, &headers, body, expect)
+    }
+
+    /// A POST of `body` (JSON) to `path` with extra `headers` (name, value).
+    pub fn post_with_headers(
+        name: &str,
+        addr: SocketAddr,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &str,
+        expect: &str,
+    ) -> Self {
         let mut head = format!(
             "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
             body.len()
         );
-        if let Some(token) = token {
-            head.push_str(&format!("authorization: Bearer {token}\r\n"));
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
         }
         head.push_str("\r\n");
         head.push_str(body);

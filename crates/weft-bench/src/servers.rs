@@ -21,7 +21,8 @@ pub struct InProcess {
     _runtime: tokio::runtime::Runtime,
 }
 
-fn start(name: &str, workers: usize, app: Router) -> Result<InProcess, BenchError> {
+/// Serves `app` on 127.0.0.1 (ephemeral port, TCP_NODELAY) on a runtime of its own.
+pub(crate) fn start(name: &str, workers: usize, app: Router) -> Result<InProcess, BenchError> {
     let runtime = runtime(name, workers)?;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))

@@ -3,12 +3,13 @@
 use std::time::Duration;
 
 use clap::Args;
+use weft_bench::stream::StreamOptions;
 use weft_bench::{BenchOptions, Scenario};
 
 /// Arguments of `weft bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Scenarios to run (`all` for every one): unary.
+    /// Scenarios to run (`all` for every one): unary, stream, mcp-peer.
     #[arg(required = true, value_name = "SCENARIO")]
     pub scenarios: Vec<String>,
     /// Print one JSON object per measured row on stdout (the tables go to stderr).
@@ -26,6 +27,19 @@ pub struct BenchArgs {
     /// Independent runs; figures are medians across them.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// stream: chunks read per throughput cell.
+    #[arg(long, default_value_t = 100_000)]
+    pub chunks: u64,
+    /// stream: streams read in parallel, one throughput row each, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,4")]
+    pub parallel: Vec<usize>,
+    /// stream: streams held open at once, one memory row each, comma-separated.
+    #[arg(
+        long = "open-streams",
+        value_delimiter = ',',
+        default_value = "1000,10000"
+    )]
+    pub open_streams: Vec<usize>,
 }
 
 fn seconds(value: f64, what: &str) -> std::io::Result<Duration> {
@@ -66,8 +80,23 @@ pub fn run(args: &BenchArgs) -> std::io::Result<bool> {
     options.measure = seconds(args.seconds, "--seconds")?;
     options.warm_up = seconds(args.warm_up, "--warm-up")?;
     options.runs = args.runs.max(1);
+    let stream = StreamOptions {
+        chunks: args.chunks,
+        parallel: args.parallel.clone(),
+        open: args.open_streams.clone(),
+    };
+    let positive = |v: &[usize]| !v.is_empty() && !v.contains(&0);
+    if stream.chunks == 0 || !positive(&stream.parallel) || !positive(&stream.open) {
+        return Err(usage(
+            "--chunks, --parallel and --open-streams must be positive numbers".into(),
+        ));
+    }
     for scenario in scenarios {
-        match scenario.run(&options) {
+        let result = match scenario {
+            Scenario::Stream => weft_bench::stream::run_with(&options, &stream),
+            other => other.run(&options),
+        };
+        match result {
             Ok(report) => {
                 if args.json {
                     eprint!("{}", report.human());

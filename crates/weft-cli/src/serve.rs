@@ -51,6 +51,9 @@ pub struct ServeArgs {
     /// Concurrent calls admitted before `overloaded` [default: 64].
     #[arg(long, env = "WEFT_MAX_CONCURRENT_CALLS", value_name = "N")]
     pub max_concurrent_calls: Option<usize>,
+    /// Concurrent streams admitted before `overloaded` [default: 256].
+    #[arg(long, env = "WEFT_MAX_CONCURRENT_STREAMS", value_name = "N")]
+    pub max_concurrent_streams: Option<usize>,
     /// Deadline of a call that names none, in seconds [default: 30].
     #[arg(long, env = "WEFT_DEFAULT_TIMEOUT", value_name = "SECONDS")]
     pub default_timeout: Option<f64>,
@@ -110,6 +113,9 @@ fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
     }
     if let Some(n) = args.max_concurrent_calls {
         config.max_concurrent_calls = n;
+    }
+    if let Some(n) = args.max_concurrent_streams {
+        config.max_concurrent_streams = n;
     }
     if let Some(t) = args.default_timeout {
         config.default_timeout_seconds = t;

@@ -46,6 +46,96 @@ fn unary_prints_one_json_row_per_level_with_the_documented_keys() {
     assert!(stderr.contains("| concurrency |"), "{stderr}");
 }
 
+fn json_rows(args: &[&str]) -> (Vec<Value>, String) {
+    let out = weft().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let rows = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (rows, stderr)
+}
+
+#[test]
+fn stream_prints_throughput_and_open_rows_with_the_documented_keys() {
+    let (rows, stderr) = json_rows(&[
+        "bench",
+        "stream",
+        "--json",
+        "--chunks",
+        "1000",
+        "--parallel",
+        "2",
+        "--open-streams",
+        "50",
+        "--warm-up",
+        "0",
+        "--runs",
+        "1",
+    ]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let throughput = &rows[0];
+    assert_eq!(throughput["scenario"], "stream");
+    assert_eq!(throughput["part"], "throughput");
+    assert_eq!(throughput["parallel"], 2);
+    assert_eq!(throughput["chunks"], 1000);
+    for key in [
+        "direct_cps",
+        "fabric_cps",
+        "ratio",
+        "fabric_bytes_per_chunk",
+    ] {
+        assert!(
+            throughput[key].as_f64().unwrap() > 0.0,
+            "{key} in {throughput}"
+        );
+    }
+    let open = &rows[1];
+    assert_eq!(open["scenario"], "stream");
+    assert_eq!(open["part"], "open");
+    assert_eq!(open["streams"], 50);
+    assert_eq!(open["active_streams"], 50, "{open}");
+    for key in ["idle_rss_mb", "rss_mb", "open_s"] {
+        assert!(open[key].as_f64().unwrap() > 0.0, "{key} in {open}");
+    }
+    assert!(open["kib_per_stream"].is_number(), "{open}");
+    assert!(stderr.contains("| part |"), "{stderr}");
+}
+
+#[test]
+fn mcp_peer_prints_one_json_row_per_level_with_the_documented_keys() {
+    let (rows, stderr) = json_rows(&[
+        "bench",
+        "mcp-peer",
+        "--json",
+        "--levels",
+        "1,4",
+        "--seconds",
+        "0.3",
+        "--warm-up",
+        "0",
+        "--runs",
+        "1",
+    ]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for (row, level) in rows.iter().zip([1, 4]) {
+        assert_eq!(row["scenario"], "mcp-peer");
+        assert_eq!(row["concurrency"], level);
+        for key in [
+            "mcp_rps",
+            "fabric_rps",
+            "ratio",
+            "mcp_p50_us",
+            "fabric_p50_us",
+        ] {
+            assert!(row[key].as_f64().unwrap() > 0.0, "{key} in {row}");
+        }
+    }
+    assert!(stderr.contains("| concurrency |"), "{stderr}");
+}
+
 #[test]
 fn bad_arguments_are_usage_errors() {
     for args in [
@@ -53,6 +143,8 @@ fn bad_arguments_are_usage_errors() {
         vec!["bench", "unary", "--levels", "0"],
         vec!["bench", "unary", "--seconds", "0"],
         vec!["bench", "unary", "--seconds", "-1"],
+        vec!["bench", "stream", "--chunks", "0"],
+        vec!["bench", "stream", "--open-streams", "0"],
     ] {
         let out = weft().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

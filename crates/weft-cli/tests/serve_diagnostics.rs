@@ -175,7 +175,16 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> f64 {
 #[test]
 fn echo_traffic_is_counted_exactly_in_json_and_in_metrics() {
     let dir = tempdir();
-    let node = Node::start(dir.path(), &["--builtins", "--node-id", "lab-1"]);
+    let node = Node::start(
+        dir.path(),
+        &[
+            "--builtins",
+            "--node-id",
+            "lab-1",
+            "--max-concurrent-streams",
+            "300",
+        ],
+    );
     let admin = node.admin();
     let rev = pinned(&node, &admin);
     traffic(&node, &admin, &rev, 4, 2);
@@ -196,6 +205,7 @@ fn echo_traffic_is_counted_exactly_in_json_and_in_metrics() {
     let d = diagnostics(&node, &admin);
     assert_eq!(d["node_id"], "lab-1");
     assert_eq!(d["limits"]["max_concurrent_calls"], 64);
+    assert_eq!(d["limits"]["max_concurrent_streams"], 300);
     assert_eq!(
         (d["active_calls"].clone(), d["active_streams"].clone()),
         (json!(0), json!(0))

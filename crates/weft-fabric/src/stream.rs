@@ -80,6 +80,11 @@ impl Frames {
     pub async fn next(&mut self) -> Option<Frame> {
         self.receiver.recv().await
     }
+
+    /// The next frame if one is already queued, without waiting (to coalesce writes).
+    pub fn try_next(&mut self) -> Option<Frame> {
+        self.receiver.try_recv().ok()
+    }
 }
 
 /// Ends a stream early. Dropping it cancels the call (the caller went away).

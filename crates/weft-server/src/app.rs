@@ -192,6 +192,7 @@ fn build_fabric(config: &ServerConfig, registry: &Registry) -> Result<Fabric, Se
     let node_id = NodeId::parse(&config.node_id).map_err(|e| invalid("node_id", e.to_string()))?;
     let mut options = FabricOptions::new(node_id.clone());
     options.max_concurrent_calls = config.max_concurrent_calls;
+    options.max_concurrent_streams = config.max_concurrent_streams;
     options.default_timeout = Duration::from_secs_f64(config.default_timeout_seconds);
     options.max_timeout = Duration::from_secs_f64(config.max_timeout_seconds);
     options.max_payload_bytes = config.max_payload_bytes;

@@ -94,6 +94,8 @@ pub struct ServerConfig {
     pub builtins: bool,
     /// Concurrent calls admitted before `overloaded`.
     pub max_concurrent_calls: usize,
+    /// Concurrent streams admitted before `overloaded`.
+    pub max_concurrent_streams: usize,
     /// Deadline of a call that names none, in seconds.
     pub default_timeout_seconds: f64,
     /// Largest deadline a caller may ask for, in seconds.
@@ -138,6 +140,8 @@ pub struct ConfigFile {
     pub builtins: Option<bool>,
     /// See [`ServerConfig::max_concurrent_calls`].
     pub max_concurrent_calls: Option<usize>,
+    /// See [`ServerConfig::max_concurrent_streams`].
+    pub max_concurrent_streams: Option<usize>,
     /// See [`ServerConfig::default_timeout_seconds`].
     pub default_timeout_seconds: Option<f64>,
     /// See [`ServerConfig::max_timeout_seconds`].
@@ -227,6 +231,7 @@ impl ServerConfig {
             node_id: file.node_id.unwrap_or_else(|| "local".to_owned()),
             builtins: file.builtins.unwrap_or(true),
             max_concurrent_calls: file.max_concurrent_calls.unwrap_or(64),
+            max_concurrent_streams: file.max_concurrent_streams.unwrap_or(256),
             default_timeout_seconds: file.default_timeout_seconds.unwrap_or(30.0),
             max_timeout_seconds: file.max_timeout_seconds.unwrap_or(300.0),
             max_payload_bytes: file.max_payload_bytes.unwrap_or(1024 * 1024),
@@ -264,6 +269,9 @@ impl ServerConfig {
         }
         if self.max_concurrent_calls == 0 {
             return invalid("max_concurrent_calls", "must be at least 1");
+        }
+        if self.max_concurrent_streams == 0 {
+            return invalid("max_concurrent_streams", "must be at least 1");
         }
         let timeouts_ok = self.default_timeout_seconds.is_finite()
             && self.max_timeout_seconds.is_finite()
