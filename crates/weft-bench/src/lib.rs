@@ -10,11 +10,14 @@
 //! Each scenario returns one JSON object per measured row ([`Row`]) with stable keys, so
 //! results can be compared across commits, and prints a human table.
 
+pub mod catalog;
 pub mod load;
 pub mod node;
+pub mod registry;
 pub mod report;
 pub mod servers;
 pub mod unary;
+pub mod validate;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -54,6 +57,10 @@ pub enum BenchError {
     /// A bad option.
     #[error("{0}")]
     Usage(String),
+    /// A scenario's fixture could not be built or disagrees with itself (a descriptor, a
+    /// validator, a generated catalog).
+    #[error("setting up: {0}")]
+    Setup(String),
 }
 
 impl BenchError {
@@ -75,10 +82,17 @@ pub struct BenchOptions {
     pub warm_up: Duration,
     /// Independent runs; figures are the median across them.
     pub runs: usize,
+    /// `registry`: descriptors registered with the node.
+    pub descriptors: usize,
+    /// `registry`: nodes the descriptors are spread over.
+    pub nodes: usize,
+    /// `catalog`: capability record files generated.
+    pub files: usize,
 }
 
 impl BenchOptions {
-    /// Defaults: levels 1, 64 and 256; 3 s measured after 1 s of warm-up; 3 runs.
+    /// Defaults: levels 1, 64 and 256; 3 s measured after 1 s of warm-up; 3 runs;
+    /// 100,000 descriptors on 1,000 nodes; 10,000 catalog files.
     pub fn new(weft: PathBuf) -> Self {
         Self {
             weft,
@@ -86,6 +100,9 @@ impl BenchOptions {
             measure: Duration::from_secs(3),
             warm_up: Duration::from_secs(1),
             runs: 3,
+            descriptors: 100_000,
+            nodes: 1_000,
+            files: 10_000,
         }
     }
 }
@@ -96,11 +113,22 @@ pub enum Scenario {
     /// Built-in echo through the node vs. a bare echo, and a remote provider through the
     /// node vs. called directly.
     Unary,
+    /// Discovery latency of a node holding a large registry, its RSS and cold start.
+    Registry,
+    /// weft's validation path vs. the raw validator configured identically.
+    Validate,
+    /// Loading an agent catalog of many record files vs. merely reading them.
+    Catalog,
 }
 
 impl Scenario {
     /// Every scenario, in the order `weft bench all` runs them.
-    pub const ALL: [Scenario; 1] = [Scenario::Unary];
+    pub const ALL: [Scenario; 4] = [
+        Scenario::Unary,
+        Scenario::Registry,
+        Scenario::Validate,
+        Scenario::Catalog,
+    ];
 
     /// The scenario called `name`.
     pub fn from_name(name: &str) -> Option<Self> {
@@ -111,6 +139,9 @@ impl Scenario {
     pub fn name(self) -> &'static str {
         match self {
             Scenario::Unary => "unary",
+            Scenario::Registry => "registry",
+            Scenario::Validate => "validate",
+            Scenario::Catalog => "catalog",
         }
     }
 
@@ -118,6 +149,9 @@ impl Scenario {
     pub fn run(self, options: &BenchOptions) -> Result<report::Report, BenchError> {
         match self {
             Scenario::Unary => unary::run(options),
+            Scenario::Registry => registry::run(options),
+            Scenario::Validate => validate::run(options),
+            Scenario::Catalog => catalog::run(options),
         }
     }
 }

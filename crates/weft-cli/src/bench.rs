@@ -8,7 +8,7 @@ use weft_bench::{BenchOptions, Scenario};
 /// Arguments of `weft bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Scenarios to run (`all` for every one): unary.
+    /// Scenarios to run (`all` for every one): unary, registry, validate, catalog.
     #[arg(required = true, value_name = "SCENARIO")]
     pub scenarios: Vec<String>,
     /// Print one JSON object per measured row on stdout (the tables go to stderr).
@@ -26,6 +26,15 @@ pub struct BenchArgs {
     /// Independent runs; figures are medians across them.
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
+    /// `registry`: descriptors to register with the node.
+    #[arg(long, default_value_t = 100_000)]
+    pub descriptors: usize,
+    /// `registry`: nodes to spread the descriptors over.
+    #[arg(long, default_value_t = 1_000)]
+    pub nodes: usize,
+    /// `catalog`: capability record files to generate.
+    #[arg(long, default_value_t = 10_000)]
+    pub files: usize,
 }
 
 fn seconds(value: f64, what: &str) -> std::io::Result<Duration> {
@@ -61,11 +70,19 @@ pub fn run(args: &BenchArgs) -> std::io::Result<bool> {
     if args.levels.is_empty() || args.levels.contains(&0) {
         return Err(usage("--levels must be positive numbers".into()));
     }
+    if args.descriptors == 0 || args.nodes == 0 || args.files == 0 {
+        return Err(usage(
+            "--descriptors, --nodes and --files must be positive".into(),
+        ));
+    }
     let mut options = BenchOptions::new(std::env::current_exe()?);
     options.levels = args.levels.clone();
     options.measure = seconds(args.seconds, "--seconds")?;
     options.warm_up = seconds(args.warm_up, "--warm-up")?;
     options.runs = args.runs.max(1);
+    options.descriptors = args.descriptors;
+    options.nodes = args.nodes;
+    options.files = args.files;
     for scenario in scenarios {
         match scenario.run(&options) {
             Ok(report) => {
