@@ -125,7 +125,7 @@ fn register(node: &NodeUnderTest, layout: Layout) -> Result<(), BenchError> {
                             &json!({"node_id": Layout::node_id(*n), "descriptors": descriptors}),
                         )?;
                         let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
-                        if finished % step == 0 {
+                        if finished.is_multiple_of(step) {
                             eprintln!(
                                 "registry: registered {finished}/{} providers",
                                 registrations.len()
