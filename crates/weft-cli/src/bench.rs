@@ -17,7 +17,8 @@ pub struct BenchArgs {
     /// Concurrency levels, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,64,256")]
     pub levels: Vec<usize>,
-    /// Seconds measured per cell.
+    /// Seconds measured per cell (unary: per level and target; registry: per request kind;
+    /// validate: per case and run; catalog ignores it).
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
     /// Seconds of warm-up per cell (not recorded).
