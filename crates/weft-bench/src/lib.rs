@@ -10,13 +10,16 @@
 //! Each scenario returns one JSON object per measured row ([`Row`]) with stable keys, so
 //! results can be compared across commits, and prints a human table.
 
+pub mod catalog;
 pub mod load;
 pub mod mcp;
 pub mod node;
+pub mod registry;
 pub mod report;
 pub mod servers;
 pub mod stream;
 pub mod unary;
+pub mod validate;
 pub mod ws;
 
 use std::path::PathBuf;
@@ -57,6 +60,10 @@ pub enum BenchError {
     /// A bad option.
     #[error("{0}")]
     Usage(String),
+    /// A scenario's fixture could not be built or disagrees with itself (a descriptor, a
+    /// validator, a generated catalog).
+    #[error("setting up: {0}")]
+    Setup(String),
 }
 
 impl BenchError {
@@ -78,10 +85,17 @@ pub struct BenchOptions {
     pub warm_up: Duration,
     /// Independent runs; figures are the median across them.
     pub runs: usize,
+    /// `registry`: descriptors registered with the node.
+    pub descriptors: usize,
+    /// `registry`: nodes the descriptors are spread over.
+    pub nodes: usize,
+    /// `catalog`: capability record files generated.
+    pub files: usize,
 }
 
 impl BenchOptions {
-    /// Defaults: levels 1, 64 and 256; 3 s measured after 1 s of warm-up; 3 runs.
+    /// Defaults: levels 1, 64 and 256; 3 s measured after 1 s of warm-up; 3 runs;
+    /// 100,000 descriptors on 1,000 nodes; 10,000 catalog files.
     pub fn new(weft: PathBuf) -> Self {
         Self {
             weft,
@@ -89,6 +103,9 @@ impl BenchOptions {
             measure: Duration::from_secs(3),
             warm_up: Duration::from_secs(1),
             runs: 3,
+            descriptors: 100_000,
+            nodes: 1_000,
+            files: 10_000,
         }
     }
 }
@@ -104,11 +121,24 @@ pub enum Scenario {
     Stream,
     /// The built-in echo through the node vs. the same echo as an `rmcp` MCP tool.
     McpPeer,
+    /// Discovery latency of a node holding a large registry, its RSS and cold start.
+    Registry,
+    /// weft's validation path vs. the raw validator configured identically.
+    Validate,
+    /// Loading an agent catalog of many record files vs. merely reading them.
+    Catalog,
 }
 
 impl Scenario {
     /// Every scenario, in the order `weft bench all` runs them.
-    pub const ALL: [Scenario; 3] = [Scenario::Unary, Scenario::Stream, Scenario::McpPeer];
+    pub const ALL: [Scenario; 6] = [
+        Scenario::Unary,
+        Scenario::Stream,
+        Scenario::McpPeer,
+        Scenario::Registry,
+        Scenario::Validate,
+        Scenario::Catalog,
+    ];
 
     /// The scenario called `name`.
     pub fn from_name(name: &str) -> Option<Self> {
@@ -121,6 +151,9 @@ impl Scenario {
             Scenario::Unary => "unary",
             Scenario::Stream => "stream",
             Scenario::McpPeer => "mcp-peer",
+            Scenario::Registry => "registry",
+            Scenario::Validate => "validate",
+            Scenario::Catalog => "catalog",
         }
     }
 
@@ -130,6 +163,9 @@ impl Scenario {
             Scenario::Unary => unary::run(options),
             Scenario::Stream => stream::run(options),
             Scenario::McpPeer => mcp::run(options),
+            Scenario::Registry => registry::run(options),
+            Scenario::Validate => validate::run(options),
+            Scenario::Catalog => catalog::run(options),
         }
     }
 }

@@ -4,6 +4,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -19,7 +20,8 @@ pub struct NodeUnderTest {
     /// The bootstrap admin token.
     pub token: String,
     agent: ureq::Agent,
-    _data: tempfile::TempDir,
+    /// The data directory; taken back by [`NodeUnderTest::stop`].
+    data: Option<tempfile::TempDir>,
 }
 
 impl Drop for NodeUnderTest {
@@ -34,6 +36,26 @@ impl NodeUnderTest {
     /// until it listens.
     pub fn start(weft: &Path, extra: &[&str]) -> Result<Self, BenchError> {
         let data = tempfile::tempdir().map_err(BenchError::io("creating a data directory"))?;
+        Self::spawn(weft, data, extra, true)
+    }
+
+    /// Starts `weft serve` on the data directory of a node that was [stopped](Self::stop),
+    /// and waits until it listens (its registry is loaded by then). The admin token is read
+    /// from the data directory, since a restarted node does not print it.
+    pub fn start_in(
+        weft: &Path,
+        data: tempfile::TempDir,
+        extra: &[&str],
+    ) -> Result<Self, BenchError> {
+        Self::spawn(weft, data, extra, false)
+    }
+
+    fn spawn(
+        weft: &Path,
+        data: tempfile::TempDir,
+        extra: &[&str],
+        fresh: bool,
+    ) -> Result<Self, BenchError> {
         let mut child = Command::new(weft)
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(data.path())
@@ -58,11 +80,18 @@ impl NodeUnderTest {
         let url = next_line()?
             .trim_start_matches("weft: listening on ")
             .to_owned();
-        let token = next_line()?
-            .rsplit(' ')
-            .next()
-            .unwrap_or_default()
-            .to_owned();
+        let token = if fresh {
+            next_line()?
+                .rsplit(' ')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        } else {
+            std::fs::read_to_string(data.path().join("admin.token"))
+                .map_err(BenchError::io("reading the admin token"))?
+                .trim()
+                .to_owned()
+        };
         let addr = url
             .trim_start_matches("http://")
             .parse()
@@ -77,8 +106,47 @@ impl NodeUnderTest {
             addr,
             token,
             agent,
-            _data: data,
+            data: Some(data),
         })
+    }
+
+    /// Stops the node as an operator would (SIGTERM: drain, close the store), waiting up to
+    /// `grace` before killing it, and hands back its data directory for
+    /// [`NodeUnderTest::start_in`].
+    pub fn stop(mut self, grace: Duration) -> Result<tempfile::TempDir, BenchError> {
+        let pid = self.pid().to_string();
+        let _ = Command::new("kill")
+            .args(["-TERM", &pid])
+            .stderr(Stdio::null())
+            .status();
+        let deadline = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(_)) => break,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    break;
+                }
+            }
+        }
+        self.data
+            .take()
+            .ok_or_else(|| BenchError::Node("the data directory was already taken".into()))
+    }
+
+    /// `GET path` without credentials; only the status (0 when the request failed).
+    pub fn status_of(&self, path: &str) -> u16 {
+        match self.agent.get(&format!("{}{path}", self.url)).call() {
+            Ok(mut response) => {
+                let _ = response.body_mut().read_to_vec();
+                response.status().as_u16()
+            }
+            Err(_) => 0,
+        }
     }
 
     /// The node's process id.

@@ -9,7 +9,8 @@ use weft_bench::{BenchOptions, Scenario};
 /// Arguments of `weft bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// Scenarios to run (`all` for every one): unary, stream, mcp-peer.
+    /// Scenarios to run (`all` for every one): unary, stream, mcp-peer, registry, validate,
+    /// catalog.
     #[arg(required = true, value_name = "SCENARIO")]
     pub scenarios: Vec<String>,
     /// Print one JSON object per measured row on stdout (the tables go to stderr).
@@ -18,7 +19,8 @@ pub struct BenchArgs {
     /// Concurrency levels, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "1,64,256")]
     pub levels: Vec<usize>,
-    /// Seconds measured per cell.
+    /// Seconds measured per cell (unary: per level and target; registry: per request kind;
+    /// validate: per case and run; catalog ignores it).
     #[arg(long, default_value_t = 3.0)]
     pub seconds: f64,
     /// Seconds of warm-up per cell (not recorded).
@@ -40,6 +42,15 @@ pub struct BenchArgs {
         default_value = "1000,10000"
     )]
     pub open_streams: Vec<usize>,
+    /// `registry`: descriptors to register with the node.
+    #[arg(long, default_value_t = 100_000)]
+    pub descriptors: usize,
+    /// `registry`: nodes to spread the descriptors over.
+    #[arg(long, default_value_t = 1_000)]
+    pub nodes: usize,
+    /// `catalog`: capability record files to generate.
+    #[arg(long, default_value_t = 10_000)]
+    pub files: usize,
 }
 
 fn seconds(value: f64, what: &str) -> std::io::Result<Duration> {
@@ -75,6 +86,11 @@ pub fn run(args: &BenchArgs) -> std::io::Result<bool> {
     if args.levels.is_empty() || args.levels.contains(&0) {
         return Err(usage("--levels must be positive numbers".into()));
     }
+    if args.descriptors == 0 || args.nodes == 0 || args.files == 0 {
+        return Err(usage(
+            "--descriptors, --nodes and --files must be positive".into(),
+        ));
+    }
     let mut options = BenchOptions::new(std::env::current_exe()?);
     options.levels = args.levels.clone();
     options.measure = seconds(args.seconds, "--seconds")?;
@@ -91,6 +107,9 @@ pub fn run(args: &BenchArgs) -> std::io::Result<bool> {
             "--chunks, --parallel and --open-streams must be positive numbers".into(),
         ));
     }
+    options.descriptors = args.descriptors;
+    options.nodes = args.nodes;
+    options.files = args.files;
     for scenario in scenarios {
         let result = match scenario {
             Scenario::Stream => weft_bench::stream::run_with(&options, &stream),

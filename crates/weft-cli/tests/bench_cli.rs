@@ -145,6 +145,8 @@ fn bad_arguments_are_usage_errors() {
         vec!["bench", "unary", "--seconds", "-1"],
         vec!["bench", "stream", "--chunks", "0"],
         vec!["bench", "stream", "--open-streams", "0"],
+        vec!["bench", "registry", "--nodes", "0"],
+        vec!["bench", "catalog", "--files", "0"],
     ] {
         let out = weft().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -156,4 +158,102 @@ fn bad_arguments_are_usage_errors() {
         stderr.contains("unknown scenario \"nope\"") && stderr.contains("unary"),
         "{stderr}"
     );
+}
+
+/// Runs `weft bench ARGS --json --warm-up 0 --runs 1` and returns its JSON rows.
+fn bench_rows(args: &[&str]) -> Vec<Value> {
+    let out = weft()
+        .arg("bench")
+        .args(args)
+        .args(["--json", "--warm-up", "0", "--runs", "1"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("|"),
+        "the human table goes to stderr: {stderr}"
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn positive(row: &Value, key: &str) -> f64 {
+    let value = row[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} missing in {row}"));
+    assert!(value > 0.0, "{key} not positive in {row}");
+    value
+}
+
+#[test]
+fn registry_prints_a_row_per_request_kind_and_one_for_the_node() {
+    let rows = bench_rows(&[
+        "registry",
+        "--descriptors",
+        "500",
+        "--nodes",
+        "10",
+        "--seconds",
+        "0.2",
+    ]);
+    let requests: Vec<&str> = rows
+        .iter()
+        .map(|r| r["request"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        requests,
+        [
+            "healthz",
+            "get-node",
+            "describe-node",
+            "list-first",
+            "list-cursor",
+            "search",
+            "node"
+        ]
+    );
+    for row in &rows {
+        assert_eq!(row["scenario"], "registry");
+        assert_eq!(row["descriptors"], 500);
+        assert_eq!(row["nodes"], 10);
+    }
+    for row in &rows[..6] {
+        let p50 = positive(row, "p50_us");
+        assert!(positive(row, "p99_us") >= p50, "{row}");
+        positive(row, "floor_ratio");
+    }
+    assert_eq!(rows[0]["floor_ratio"], 1);
+    let node = &rows[6];
+    for key in ["load_seconds", "rss_mb", "restart_rss_mb", "cold_start_ms"] {
+        positive(node, key);
+    }
+}
+
+#[test]
+fn validate_prints_weft_against_raw_per_case() {
+    let rows = bench_rows(&["validate", "--seconds", "0.3"]);
+    let cases: Vec<&str> = rows.iter().map(|r| r["case"].as_str().unwrap()).collect();
+    assert_eq!(cases, ["order-valid", "order-invalid", "echo-small"]);
+    for row in &rows {
+        assert_eq!(row["scenario"], "validate");
+        for key in ["weft_ns", "raw_ns", "ratio"] {
+            positive(row, key);
+        }
+    }
+}
+
+#[test]
+fn catalog_prints_load_against_read() {
+    let rows = bench_rows(&["catalog", "--files", "200"]);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    assert_eq!(row["scenario"], "catalog");
+    assert_eq!(row["files"], 200);
+    for key in ["seconds", "read_seconds", "ratio"] {
+        positive(row, key);
+    }
 }

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::checker::Checker;
@@ -104,7 +105,8 @@ pub struct Descriptor {
     io_mode: IoMode,
     annotations: BTreeMap<String, String>,
     revision: DescriptorRevision,
-    canonical: Arc<str>,
+    /// The canonical text, checked as JSON once here so that serving it never re-parses.
+    canonical: Arc<RawValue>,
     present: [bool; 4],
     validators: Arc<Validators>,
     limits: Limits,
@@ -220,6 +222,7 @@ impl Descriptor {
                 let canonical = canonical_json(&Value::Object(map))
                     .map_err(|e| e.to_string())
                     .and_then(|bytes| String::from_utf8(bytes).map_err(|e| e.to_string()))
+                    .and_then(|text| RawValue::from_string(text).map_err(|e| e.to_string()))
                     .map_err(|message| {
                         DescriptorErrors(vec![DescriptorError {
                             pointer: String::new(),
@@ -227,7 +230,7 @@ impl Descriptor {
                         }])
                     })?;
                 Ok(Descriptor {
-                    revision: DescriptorRevision::of_canonical_bytes(canonical.as_bytes()),
+                    revision: DescriptorRevision::of_canonical_bytes(canonical.get().as_bytes()),
                     id,
                     version,
                     title,
@@ -248,16 +251,22 @@ impl Descriptor {
     /// present, absent optional fields (and empty annotations) omitted.
     pub fn canonical_value(&self) -> Value {
         // The text was produced by the canonicalizer from a Value, so it parses.
-        serde_json::from_str(&self.canonical).unwrap_or_default()
+        serde_json::from_str(self.canonical.get()).unwrap_or_default()
     }
 
     /// The RFC 8785 canonical JSON bytes the revision digests.
     pub fn canonical_json(&self) -> Vec<u8> {
-        self.canonical.as_bytes().to_vec()
+        self.canonical.get().as_bytes().to_vec()
     }
 
     /// The RFC 8785 canonical JSON text (cheap: no copy, no parse).
     pub fn canonical_str(&self) -> &str {
+        self.canonical.get()
+    }
+
+    /// The canonical JSON as a [`RawValue`], to embed in a response as-is (no copy, no
+    /// parse).
+    pub fn canonical_raw(&self) -> &RawValue {
         &self.canonical
     }
 
@@ -344,10 +353,7 @@ impl Descriptor {
 
 impl serde::Serialize for Descriptor {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::Error;
-        serde_json::value::RawValue::from_string(self.canonical.to_string())
-            .map_err(S::Error::custom)?
-            .serialize(serializer)
+        self.canonical_raw().serialize(serializer)
     }
 }
 

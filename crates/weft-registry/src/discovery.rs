@@ -58,14 +58,21 @@ fn matches(
     lapsed: &std::collections::BTreeSet<ProviderId>,
 ) -> bool {
     let d = &v.current;
-    // Listed while at least one provider serves it with a live lease.
-    if !v.providers.keys().any(|p| !lapsed.contains(p)) {
+    // Cheapest and most selective first: a search rejects most versions on their text
+    // alone, without touching their providers.
+    if let Some(needle) = needle
+        && !v.search_text.contains(needle)
+    {
         return false;
     }
     if filter.id.as_deref().is_some_and(|id| id != d.id().as_str()) {
         return false;
     }
     if filter.io_mode.is_some_and(|m| m != d.io_mode()) {
+        return false;
+    }
+    // Listed while at least one provider serves it with a live lease.
+    if !v.providers.keys().any(|p| !lapsed.contains(p)) {
         return false;
     }
     if let Some(node) = &filter.node_id
@@ -75,11 +82,6 @@ fn matches(
     }
     if let Some(provider) = &filter.provider_id
         && !v.providers.contains_key(provider)
-    {
-        return false;
-    }
-    if let Some(needle) = needle
-        && !v.search_text.contains(needle)
     {
         return false;
     }
@@ -125,37 +127,30 @@ impl Registry {
         self.with_tenant(tenant, |t| {
             // Narrow the scan to what the named node or provider serves, when one is given:
             // describing a node then costs its own descriptors, not the whole registry.
-            let narrowed: Option<std::collections::BTreeSet<&VersionKey>> =
-                match (&filter.node_id, &filter.provider_id) {
-                    (None, None) => None,
-                    (node, provider) => {
-                        let providers: Vec<&ProviderId> = match (node, provider) {
-                            (_, Some(p)) => vec![p],
-                            (Some(n), None) => t
-                                .nodes
-                                .get(n)
-                                .map(|set| set.iter().collect())
-                                .unwrap_or_default(),
-                            (None, None) => Vec::new(),
-                        };
-                        let mut keys = std::collections::BTreeSet::new();
-                        for p in providers {
-                            if let Some(record) = t.providers.get(p) {
-                                for served in &record.descriptors {
-                                    if let Some((key, _)) = t.versions.get_key_value(&(
-                                        CapabilityId::parse(&served.id)
-                                            .map_err(|e| RegistryError::Invalid(e.to_string()))?,
-                                        CapabilityVersion::parse(&served.version)
-                                            .map_err(|e| RegistryError::Invalid(e.to_string()))?,
-                                    )) {
-                                        keys.insert(key);
-                                    }
-                                }
-                            }
-                        }
-                        Some(keys)
-                    }
-                };
+            // The versions each provider serves are indexed when it is attached, so this
+            // neither parses ids nor looks at other providers.
+            let narrowed: Option<Vec<&VersionKey>> = match (&filter.node_id, &filter.provider_id) {
+                (None, None) => None,
+                (node, provider) => {
+                    let providers: Vec<&ProviderId> = match (node, provider) {
+                        (_, Some(p)) => vec![p],
+                        (Some(n), None) => t
+                            .nodes
+                            .get(n)
+                            .map(|set| set.iter().collect())
+                            .unwrap_or_default(),
+                        (None, None) => Vec::new(),
+                    };
+                    let mut keys: Vec<&VersionKey> = providers
+                        .into_iter()
+                        .filter_map(|p| t.served.get(p))
+                        .flatten()
+                        .collect();
+                    keys.sort_unstable();
+                    keys.dedup();
+                    Some(keys)
+                }
+            };
             let candidates: Box<dyn Iterator<Item = (&VersionKey, &VersionState)>> = match &narrowed
             {
                 Some(keys) => Box::new(
@@ -319,6 +314,17 @@ impl Registry {
                 .filter_map(|n| Self::node_view(t, n).map(|v| (n.to_string(), v)))
                 .collect();
             paginate(views, after, limit)
+        })
+    }
+
+    /// Whether `node` exists for `tenant` (not found otherwise), without building its view.
+    pub fn check_node(&self, tenant: &TenantId, node: &NodeId) -> Result<(), RegistryError> {
+        self.with_tenant(tenant, |t| {
+            if t.nodes.contains_key(node) {
+                Ok(())
+            } else {
+                Err(RegistryError::not_found(format!("node {node}")))
+            }
         })
     }
 

@@ -107,6 +107,9 @@ pub(crate) struct TenantState {
     pub(crate) providers: BTreeMap<ProviderId, ProviderRecord>,
     pub(crate) versions: BTreeMap<VersionKey, VersionState>,
     pub(crate) nodes: BTreeMap<NodeId, BTreeSet<ProviderId>>,
+    /// The versions each provider serves, parsed once when it is attached: describing a
+    /// node or detaching a provider then touches only those versions.
+    pub(crate) served: HashMap<ProviderId, Vec<VersionKey>>,
     /// Providers whose lease lapsed: kept, but hidden from listings until they renew.
     /// Liveness is not persisted: after a restart every provider must renew its lease.
     pub(crate) lapsed: BTreeSet<ProviderId>,
@@ -123,6 +126,7 @@ impl TenantState {
             providers: BTreeMap::new(),
             versions: BTreeMap::new(),
             nodes: BTreeMap::new(),
+            served: HashMap::new(),
             lapsed: BTreeSet::new(),
             next_event: 1,
             oldest_event: 1,
@@ -131,18 +135,23 @@ impl TenantState {
 
     /// Adds a provider to the indexes (its versions must already be present).
     pub(crate) fn attach_provider(&mut self, record: ProviderRecord) {
+        let mut keys = Vec::with_capacity(record.descriptors.len());
         for served in &record.descriptors {
             if let (Ok(id), Ok(version)) = (
                 CapabilityId::parse(&served.id),
                 CapabilityVersion::parse(&served.version),
-            ) && let Some(v) = self.versions.get_mut(&(id, version))
-            {
-                v.providers.insert(
-                    record.provider_id.clone(),
-                    (record.node_id.clone(), served.revision.clone()),
-                );
+            ) {
+                let key = (id, version);
+                if let Some(v) = self.versions.get_mut(&key) {
+                    v.providers.insert(
+                        record.provider_id.clone(),
+                        (record.node_id.clone(), served.revision.clone()),
+                    );
+                    keys.push(key);
+                }
             }
         }
+        self.served.insert(record.provider_id.clone(), keys);
         self.nodes
             .entry(record.node_id.clone())
             .or_default()
@@ -155,8 +164,10 @@ impl TenantState {
         // Re-registering renews liveness; unregistering forgets it.
         self.lapsed.remove(provider);
         let record = self.providers.remove(provider)?;
-        for v in self.versions.values_mut() {
-            v.providers.remove(provider);
+        for key in self.served.remove(provider).unwrap_or_default() {
+            if let Some(v) = self.versions.get_mut(&key) {
+                v.providers.remove(provider);
+            }
         }
         if let Some(on_node) = self.nodes.get_mut(&record.node_id) {
             on_node.remove(provider);

@@ -263,6 +263,69 @@ fn listing_filters_and_paginates_in_a_fixed_order() {
 }
 
 #[test]
+fn re_registering_moves_what_a_provider_serves_and_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = TenantId::default_tenant();
+    let ids = |registry: &Registry, node: &str| {
+        let filter = CapabilityFilter {
+            node_id: Some(NodeId::parse(node).unwrap()),
+            ..Default::default()
+        };
+        registry
+            .list_capabilities(&t, &filter, None, 100)
+            .unwrap()
+            .items
+            .iter()
+            .map(|d| d.qualified_id().to_string())
+            .collect::<Vec<_>>()
+    };
+    {
+        let registry = open(dir.path(), RegistryOptions::default());
+        registry.bootstrap().unwrap();
+        let ds = |names: &[&str]| names.iter().map(|n| descriptor(n, "1.0.0", n)).collect();
+        registry
+            .register_provider(&t, pid("p1"), registration("n1", ds(&["a", "b"])))
+            .unwrap();
+        registry
+            .register_provider(&t, pid("p2"), registration("n1", ds(&["b"])))
+            .unwrap();
+        assert_eq!(ids(&registry, "n1"), ["a@1.0.0", "b@1.0.0"]);
+        // p1 moves to n2 and drops `a`: n1 keeps only what p2 serves.
+        registry
+            .register_provider(&t, pid("p1"), registration("n2", ds(&["b", "c"])))
+            .unwrap();
+        assert_eq!(ids(&registry, "n1"), ["b@1.0.0"]);
+        assert_eq!(ids(&registry, "n2"), ["b@1.0.0", "c@1.0.0"]);
+        assert!(
+            registry
+                .capability_version(&t, "a", "1.0.0")
+                .unwrap()
+                .providers
+                .is_empty()
+        );
+        assert!(
+            registry
+                .check_node(&t, &NodeId::parse("n2").unwrap())
+                .is_ok()
+        );
+        assert!(matches!(
+            registry.check_node(&t, &NodeId::parse("n3").unwrap()),
+            Err(RegistryError::NotFound { .. })
+        ));
+    }
+    // The index is rebuilt from the store.
+    let registry = open(dir.path(), RegistryOptions::default());
+    assert_eq!(ids(&registry, "n2"), ["b@1.0.0", "c@1.0.0"]);
+    assert!(registry.unregister_provider(&t, &pid("p1")).unwrap());
+    assert!(ids(&registry, "n1") == ["b@1.0.0"]);
+    assert!(
+        registry
+            .check_node(&t, &NodeId::parse("n2").unwrap())
+            .is_err()
+    );
+}
+
+#[test]
 fn tenants_never_see_each_other() {
     let dir = tempfile::tempdir().unwrap();
     let registry = open(dir.path(), RegistryOptions::default());

@@ -75,10 +75,10 @@ pub struct VersionView {
     pub providers: Vec<ProviderRef>,
 }
 
-/// The descriptor's stored canonical text, sent as-is (no parse, no re-serialization).
+/// The descriptor's stored canonical text, sent as-is (a copy; no parse, no
+/// re-serialization).
 fn descriptor_json(d: &Arc<Descriptor>) -> Box<RawValue> {
-    RawValue::from_string(d.canonical_str().to_owned())
-        .unwrap_or_else(|_| RawValue::from_string("null".to_owned()).unwrap_or_default())
+    d.canonical_raw().to_owned()
 }
 
 /// List capabilities visible to the tenant, or with `kind=feature` the feature catalog.
@@ -133,7 +133,7 @@ pub async fn list_capabilities(
             let node =
                 NodeId::parse(text).map_err(|_| ApiError::not_found(format!("node {text}")))?;
             // Describing a node that does not exist (for this tenant) is a 404.
-            state.registry.node(&principal.tenant, &node)?;
+            state.registry.check_node(&principal.tenant, &node)?;
             Some(node)
         }
     };
