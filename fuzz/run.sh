@@ -44,6 +44,10 @@ for target in "${targets[@]}"; do
         -print_final_stats=1 \
         >"$log" 2>&1 || status=$?
     execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
+    if [ -z "$execs" ]; then
+        # The final stats can be cut off at exit; the last status line has the count too.
+        execs="$(sed -n 's/^#\([0-9][0-9]*\)[[:space:]].*/\1/p' "$log" | tail -n 1)"
+    fi
     summary+=("$target: ${execs:-?} execs in ${seconds}s, exit $status")
     if [ "$status" -ne 0 ]; then
         tail -n 40 "$log" >&2
