@@ -39,6 +39,8 @@ mod validate;
 pub use agents::{AGENT_MANIFEST, DiscoveredAgent, discover_agents, is_agent_dir};
 pub use digest::{canonical_digest, canonical_payload};
 pub use error::{CatalogError, Position};
-pub use load::{catalog_dependency_paths, load_agent_catalog};
+pub use load::{
+    catalog_dependency_paths, load_agent_catalog, parse_catalog_file, parse_record_files,
+};
 pub use record::{AgentCatalog, CapabilityRecord, CatalogSource};
 pub use select::{Rejected, Selected, Selection, select_agents};

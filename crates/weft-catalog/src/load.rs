@@ -317,6 +317,63 @@ fn read_record_files(dir: &Path) -> Result<Vec<RecordFile>, CatalogError> {
 
 fn load_directory(dir: PathBuf) -> Result<AgentCatalog, CatalogError> {
     let files = read_record_files(&dir)?;
+    decode_directory(dir, files)
+}
+
+/// Decodes, normalizes, validates and digests a single-file catalog whose bytes are already
+/// in memory, exactly as [`load_agent_catalog`] does once it has read `capabilities.toml` or
+/// `capabilities.json`.
+///
+/// `path` is used only to name the file in errors and in the result's
+/// [`CatalogSource`]; nothing is read from disk. Useful for catalogs that do not live in a
+/// file (and for fuzzing the decoders).
+pub fn parse_catalog_file(
+    path: &Path,
+    bytes: &[u8],
+    format: Format,
+) -> Result<AgentCatalog, CatalogError> {
+    load_single_file(path.to_path_buf(), bytes, format)
+}
+
+/// Decodes, normalizes, validates and digests the record files of a `capabilities/`
+/// directory whose contents are already in memory, exactly as [`load_agent_catalog`] does
+/// once it has read them.
+///
+/// `files` holds `(file name, bytes)` pairs, names relative to `dir`, in any order. As on
+/// disk, dot-names and names without a `.toml` or `.json` extension are ignored, the rest
+/// are taken in byte order of their names, and mixing the two formats is an error. Nothing
+/// is read from disk: `dir` only names paths in errors and in the result.
+pub fn parse_record_files(
+    dir: &Path,
+    files: &[(&str, &[u8])],
+) -> Result<AgentCatalog, CatalogError> {
+    let mut selected: Vec<RecordFile> = files
+        .iter()
+        .filter(|(name, _)| !name.starts_with('.'))
+        .filter_map(|(name, bytes)| {
+            let path = dir.join(name);
+            let format = record_format(&path)?;
+            let stem = path.file_stem().unwrap_or_default();
+            let basename = Basename {
+                display: stem.to_string_lossy().into_owned(),
+                utf8: stem.to_str().map(str::to_owned),
+            };
+            Some(RecordFile {
+                path,
+                format,
+                basename,
+                bytes: bytes.to_vec(),
+            })
+        })
+        .collect();
+    selected.sort_by(|a, b| {
+        let name = |f: &RecordFile| f.path.file_name().unwrap_or_default().to_owned();
+        name(a).as_encoded_bytes().cmp(name(b).as_encoded_bytes())
+    });
+    decode_directory(dir.to_path_buf(), selected)
+}
+
+fn decode_directory(dir: PathBuf, files: Vec<RecordFile>) -> Result<AgentCatalog, CatalogError> {
     let (tomls, jsons): (Vec<RecordFile>, Vec<RecordFile>) = files
         .into_iter()
         .partition(|file| file.format == Format::Toml);

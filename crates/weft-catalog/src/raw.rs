@@ -297,6 +297,49 @@ pub(crate) fn position_at(text: &str, offset: usize) -> Position {
     }
 }
 
+/// [`position_at`] for many offsets of one text: the line starts are found once, then each
+/// offset costs a binary search instead of a scan from the start of the text.
+#[derive(Debug)]
+pub(crate) struct LineIndex {
+    /// Identifies the text indexed: its address and length.
+    key: (usize, usize),
+    /// Byte offset where each line starts (the first is 0).
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub(crate) fn new(text: &str) -> Self {
+        let mut starts = vec![0];
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex {
+            key: (text.as_ptr() as usize, text.len()),
+            starts,
+        }
+    }
+
+    /// Whether this index was built for `text` (the same string, not an equal one).
+    pub(crate) fn indexes(&self, text: &str) -> bool {
+        self.key == (text.as_ptr() as usize, text.len())
+    }
+
+    /// The same as [`position_at`] on the indexed text.
+    pub(crate) fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.key.1);
+        // Lines before or at `offset`: at least the first, which starts at 0.
+        let line = self.starts.partition_point(|start| *start <= offset).max(1);
+        let line_start = self.starts.get(line - 1).copied().unwrap_or(0);
+        Position {
+            line,
+            column: offset - line_start + 1,
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -364,5 +407,20 @@ mod tests {
         assert_eq!(go_trim("\u{200B}a"), "\u{200B}a");
         assert_eq!(position_at("ab\ncd", 4), Position { line: 2, column: 2 });
         assert_eq!(position_at("ab", 0), Position { line: 1, column: 1 });
+    }
+
+    #[test]
+    fn line_index_agrees_with_position_at() {
+        for text in ["", "\n", "ab", "a\nb\n\ncd", "é\nü€x\n"] {
+            let index = LineIndex::new(text);
+            assert!(index.indexes(text));
+            for offset in 0..=text.len() + 2 {
+                assert_eq!(
+                    index.position(offset),
+                    position_at(text, offset),
+                    "{text:?} at {offset}"
+                );
+            }
+        }
     }
 }

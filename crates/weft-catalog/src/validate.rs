@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::digest::{digest_of_payload, payload_of_normalized};
 use crate::error::{CatalogError, FirstOccurrence, RecordAt, RecordLayout};
-use crate::raw::{GoSlice, RawRecord, Text, go_trim, position_at};
+use crate::raw::{GoSlice, LineIndex, RawRecord, Text, go_trim};
 use crate::record::CapabilityRecord;
 
 /// A record file's name without its extension, as CompozyOS compares it with the id.
@@ -34,6 +35,9 @@ pub(crate) struct Validator {
     layout: RecordLayout,
     seen: HashMap<String, FirstOccurrence>,
     records: Vec<CapabilityRecord>,
+    /// Line starts of the text last validated: every record's id position is kept for the
+    /// duplicate-id error, and scanning the text for each would be quadratic in a catalog.
+    lines: Option<Arc<LineIndex>>,
 }
 
 /// Trims entries and drops blanks, keeping order (`normalizeCapabilityStringList`).
@@ -53,13 +57,22 @@ impl Validator {
             layout,
             seen: HashMap::with_capacity(capacity),
             records: Vec::with_capacity(capacity),
+            lines: None,
         }
     }
 
     /// Normalizes, validates and digests one record, then checks its id is new.
     pub(crate) fn push(&mut self, decoded: &Decoded<'_>) -> Result<(), CatalogError> {
         let raw = decoded.raw;
-        let position = |offset: Option<usize>| offset.map(|o| position_at(decoded.text, o));
+        let lines = match &self.lines {
+            Some(lines) if lines.indexes(decoded.text) => Arc::clone(lines),
+            _ => {
+                let lines = Arc::new(LineIndex::new(decoded.text));
+                self.lines = Some(Arc::clone(&lines));
+                lines
+            }
+        };
+        let position = |offset: Option<usize>| offset.map(|o| lines.position(o));
         let record_position = position(raw.offset);
         let at = |offset: Option<usize>| RecordAt {
             path: decoded.path.to_path_buf(),

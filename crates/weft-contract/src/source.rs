@@ -14,8 +14,6 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 use thiserror::Error;
 
-use crate::schema::push_token;
-
 /// Deepest nesting of objects/arrays accepted in a document (serde_json's own recursion cap).
 pub const MAX_DOCUMENT_DEPTH: usize = 128;
 
@@ -132,7 +130,128 @@ impl SourceErrorKind {
 pub struct SourceDocument {
     /// The document as JSON.
     pub value: Value,
-    positions: HashMap<String, Position>,
+    positions: PositionTree,
+}
+
+/// The recorded positions, shaped like the document: each key and array item is stored
+/// once, so memory stays proportional to the text (a map from full JSON pointers would
+/// repeat every ancestor's key in every descendant's entry).
+#[derive(Debug, Clone)]
+struct PositionTree {
+    position: Position,
+    children: PositionChildren,
+}
+
+#[derive(Debug, Clone)]
+enum PositionChildren {
+    None,
+    Members(HashMap<String, PositionTree>),
+    Items(Vec<PositionTree>),
+}
+
+impl PositionTree {
+    fn child(&self, token: &str) -> Option<&PositionTree> {
+        match &self.children {
+            PositionChildren::None => None,
+            PositionChildren::Members(members) => members.get(token),
+            PositionChildren::Items(items) => items.get(token.parse::<usize>().ok()?),
+        }
+    }
+}
+
+/// Decodes one RFC 6901 reference token (`~1` is `/`, `~0` is `~`).
+fn unescape_token(token: &str) -> std::borrow::Cow<'_, str> {
+    if !token.contains('~') {
+        return std::borrow::Cow::Borrowed(token);
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut chars = token.chars();
+    while let Some(c) = chars.next() {
+        match (c, chars.clone().next()) {
+            ('~', Some('1')) => {
+                out.push('/');
+                chars.next();
+            }
+            ('~', Some('0')) => {
+                out.push('~');
+                chars.next();
+            }
+            (c, _) => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Turns byte offsets of one text into [`Position`]s in O(log n) each, in any order.
+///
+/// [`Position::of_offset`] rescans the text from its start, which is fine once but
+/// quadratic when every value of a large document is located.
+struct Locator<'t> {
+    text: &'t str,
+    /// Byte offset where each line starts.
+    line_starts: Vec<usize>,
+    /// Characters before each multiple of [`Locator::BLOCK`] bytes.
+    chars_before_block: Vec<usize>,
+}
+
+impl<'t> Locator<'t> {
+    const BLOCK: usize = 64;
+
+    fn new(text: &'t str) -> Self {
+        let bytes = text.as_bytes();
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        let mut chars_before_block = Vec::with_capacity(bytes.len() / Self::BLOCK + 1);
+        let mut count = 0;
+        for block in bytes.chunks(Self::BLOCK) {
+            chars_before_block.push(count);
+            count += block.iter().filter(|b| !is_continuation(**b)).count();
+        }
+        chars_before_block.push(count);
+        Locator {
+            text,
+            line_starts,
+            chars_before_block,
+        }
+    }
+
+    /// Characters in `text[..offset]` (`offset` on a character boundary).
+    fn chars_before(&self, offset: usize) -> usize {
+        let block = offset / Self::BLOCK;
+        let start = block * Self::BLOCK;
+        let head = self.chars_before_block.get(block).copied().unwrap_or(0);
+        let tail = self.text.as_bytes().get(start..offset).unwrap_or_default();
+        head + tail.iter().filter(|b| !is_continuation(**b)).count()
+    }
+
+    /// The same as [`Position::of_offset`] on this text.
+    fn position(&self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        // The last line starting at or before `offset`; line 1 starts at 0, so it exists.
+        let line = self.line_starts.partition_point(|start| *start <= offset);
+        let line_start = self
+            .line_starts
+            .get(line.wrapping_sub(1))
+            .copied()
+            .unwrap_or(0);
+        Position {
+            line: line.max(1),
+            column: self.chars_before(offset) - self.chars_before(line_start) + 1,
+        }
+    }
+}
+
+fn is_continuation(byte: u8) -> bool {
+    byte & 0xC0 == 0x80
 }
 
 impl SourceDocument {
@@ -146,16 +265,21 @@ impl SourceDocument {
 
     /// Where the value at `pointer` starts, or its nearest recorded ancestor.
     pub fn position_of(&self, pointer: &str) -> Position {
-        let mut current = pointer;
-        loop {
-            if let Some(position) = self.positions.get(current) {
-                return *position;
-            }
-            match current.rfind('/') {
-                Some(cut) => current = &current[..cut],
-                None => return Position::START,
+        let Some(tokens) = pointer.strip_prefix('/') else {
+            return if pointer.is_empty() {
+                self.positions.position
+            } else {
+                Position::START
+            };
+        };
+        let mut node = &self.positions;
+        for token in tokens.split('/') {
+            match node.child(&unescape_token(token)) {
+                Some(child) => node = child,
+                None => break,
             }
         }
+        node.position
     }
 }
 
@@ -170,12 +294,15 @@ fn parse_json(text: &str) -> Result<SourceDocument, SourceError> {
         position: serde_position(text, &e),
         kind: SourceErrorKind::TrailingData,
     })?;
-    let mut positions = HashMap::new();
     // The text was just parsed successfully, so indexing cannot fail; if it somehow did,
-    // errors would only lose precision (positions fall back to an ancestor).
-    if let Ok(root) = serde_json::from_str::<&RawValue>(text) {
-        index_json(text, root, &mut String::new(), 0, &mut positions);
-    }
+    // errors would only lose precision (positions fall back to the start).
+    let positions = match serde_json::from_str::<&RawValue>(text) {
+        Ok(root) => index_json(&Locator::new(text), text, root, 0),
+        Err(_) => PositionTree {
+            position: Position::START,
+            children: PositionChildren::None,
+        },
+    };
     Ok(SourceDocument { value, positions })
 }
 
@@ -291,44 +418,37 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for RawMembers<'a> {
     }
 }
 
-fn index_json(
-    text: &str,
-    raw: &RawValue,
-    pointer: &mut String,
-    depth: usize,
-    positions: &mut HashMap<String, Position>,
-) {
+fn index_json(locator: &Locator<'_>, text: &str, raw: &RawValue, depth: usize) -> PositionTree {
     let slice = raw.get();
     // `slice` borrows from `text`, so its offset is the distance between the two pointers.
     let offset = (slice.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
-    positions.insert(pointer.clone(), Position::of_offset(text, offset));
-    if depth >= MAX_INDEXED_DEPTH {
-        return;
-    }
-    match slice.as_bytes().first() {
-        Some(b'{') => {
-            if let Ok(RawMembers(members)) = serde_json::from_str::<RawMembers>(slice) {
-                for (key, child) in members {
-                    let len = pointer.len();
-                    push_token(pointer, &key);
-                    index_json(text, child, pointer, depth + 1, positions);
-                    pointer.truncate(len);
-                }
-            }
+    let position = locator.position(offset);
+    let children = if depth >= MAX_INDEXED_DEPTH {
+        PositionChildren::None
+    } else {
+        match slice.as_bytes().first() {
+            Some(b'{') => match serde_json::from_str::<RawMembers>(slice) {
+                Ok(RawMembers(members)) => PositionChildren::Members(
+                    members
+                        .into_iter()
+                        .map(|(key, child)| (key, index_json(locator, text, child, depth + 1)))
+                        .collect(),
+                ),
+                Err(_) => PositionChildren::None,
+            },
+            Some(b'[') => match serde_json::from_str::<Vec<&RawValue>>(slice) {
+                Ok(items) => PositionChildren::Items(
+                    items
+                        .into_iter()
+                        .map(|child| index_json(locator, text, child, depth + 1))
+                        .collect(),
+                ),
+                Err(_) => PositionChildren::None,
+            },
+            _ => PositionChildren::None,
         }
-        Some(b'[') => {
-            if let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(slice) {
-                for (index, child) in items.into_iter().enumerate() {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(&index.to_string());
-                    index_json(text, child, pointer, depth + 1, positions);
-                    pointer.truncate(len);
-                }
-            }
-        }
-        _ => {}
-    }
+    };
+    PositionTree { position, children }
 }
 
 // ---------------------------------------------------------------- TOML
@@ -347,86 +467,125 @@ fn parse_toml(text: &str) -> Result<SourceDocument, SourceError> {
             kind,
         }
     })?;
-    let mut positions = HashMap::new();
-    positions.insert(String::new(), Position::START);
     let mut converter = TomlConverter {
-        text,
-        positions: &mut positions,
-        pointer: String::new(),
+        locator: Locator::new(text),
     };
-    let value = converter.table(table.get_ref(), 1)?;
+    let (value, children) = converter.table(table.get_ref(), 1)?;
+    let positions = PositionTree {
+        position: Position::START,
+        children,
+    };
     Ok(SourceDocument { value, positions })
 }
 
-struct TomlConverter<'t, 'p> {
-    text: &'t str,
-    positions: &'p mut HashMap<String, Position>,
-    pointer: String,
+struct TomlConverter<'t> {
+    locator: Locator<'t>,
 }
 
-impl TomlConverter<'_, '_> {
-    fn table(&mut self, table: &toml::de::DeTable<'_>, depth: usize) -> Result<Value, SourceError> {
+impl TomlConverter<'_> {
+    fn table(
+        &mut self,
+        table: &toml::de::DeTable<'_>,
+        depth: usize,
+    ) -> Result<(Value, PositionChildren), SourceError> {
         let mut map = Map::new();
+        let mut members = HashMap::with_capacity(table.len());
         for (key, value) in table {
-            let len = self.pointer.len();
-            push_token(&mut self.pointer, key.get_ref());
-            self.positions.insert(
-                self.pointer.clone(),
-                Position::of_offset(self.text, key.span().start),
+            let (converted, children) = self.value(value, depth)?;
+            members.insert(
+                key.get_ref().to_string(),
+                PositionTree {
+                    position: self.locator.position(key.span().start),
+                    children,
+                },
             );
-            let converted = self.value(value, depth)?;
-            self.pointer.truncate(len);
             map.insert(key.get_ref().to_string(), converted);
         }
-        Ok(Value::Object(map))
+        Ok((Value::Object(map), PositionChildren::Members(members)))
     }
 
     fn value(
         &mut self,
         value: &toml::Spanned<toml::de::DeValue<'_>>,
         depth: usize,
-    ) -> Result<Value, SourceError> {
+    ) -> Result<(Value, PositionChildren), SourceError> {
         use toml::de::DeValue;
-        let position = Position::of_offset(self.text, value.span().start);
-        let fail = |kind| SourceError { position, kind };
-        Ok(match value.get_ref() {
-            DeValue::String(s) => Value::String(s.to_string()),
-            DeValue::Boolean(b) => Value::Bool(*b),
-            DeValue::Integer(i) => i64::from_str_radix(i.as_str(), i.radix())
-                .map(|n| Value::Number(n.into()))
-                .map_err(|_| fail(SourceErrorKind::InvalidToml("integer out of range".into())))?,
-            DeValue::Float(f) => f
-                .as_str()
-                .parse::<f64>()
-                .ok()
-                .and_then(Number::from_f64)
-                .map(Value::Number)
-                .ok_or_else(|| fail(SourceErrorKind::NotJson("a non-finite float")))?,
-            DeValue::Datetime(_) => return Err(fail(SourceErrorKind::NotJson("a TOML date-time"))),
+        let start = value.span().start;
+        let fail = |locator: &Locator<'_>, kind| SourceError {
+            position: locator.position(start),
+            kind,
+        };
+        let scalar = |value| Ok((value, PositionChildren::None));
+        match value.get_ref() {
+            DeValue::String(s) => scalar(Value::String(s.to_string())),
+            DeValue::Boolean(b) => scalar(Value::Bool(*b)),
+            DeValue::Integer(i) => match i64::from_str_radix(i.as_str(), i.radix()) {
+                Ok(n) => scalar(Value::Number(n.into())),
+                Err(_) => Err(fail(
+                    &self.locator,
+                    SourceErrorKind::InvalidToml("integer out of range".into()),
+                )),
+            },
+            DeValue::Float(f) => match f.as_str().parse::<f64>().ok().and_then(Number::from_f64) {
+                Some(n) => scalar(Value::Number(n)),
+                None => Err(fail(
+                    &self.locator,
+                    SourceErrorKind::NotJson("a non-finite float"),
+                )),
+            },
+            DeValue::Datetime(_) => Err(fail(
+                &self.locator,
+                SourceErrorKind::NotJson("a TOML date-time"),
+            )),
             DeValue::Array(items) => {
                 if depth >= MAX_DOCUMENT_DEPTH {
-                    return Err(fail(SourceErrorKind::TooDeep));
+                    return Err(fail(&self.locator, SourceErrorKind::TooDeep));
                 }
                 let mut out = Vec::with_capacity(items.len());
-                for (index, item) in items.iter().enumerate() {
-                    let len = self.pointer.len();
-                    self.pointer.push('/');
-                    self.pointer.push_str(&index.to_string());
-                    self.positions.insert(
-                        self.pointer.clone(),
-                        Position::of_offset(self.text, item.span().start),
-                    );
-                    out.push(self.value(item, depth + 1)?);
-                    self.pointer.truncate(len);
+                let mut trees = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    let (converted, children) = self.value(item, depth + 1)?;
+                    trees.push(PositionTree {
+                        position: self.locator.position(item.span().start),
+                        children,
+                    });
+                    out.push(converted);
                 }
-                Value::Array(out)
+                Ok((Value::Array(out), PositionChildren::Items(trees)))
             }
             DeValue::Table(table) => {
                 if depth >= MAX_DOCUMENT_DEPTH {
-                    return Err(fail(SourceErrorKind::TooDeep));
+                    return Err(fail(&self.locator, SourceErrorKind::TooDeep));
                 }
-                self.table(table, depth + 1)?
+                self.table(table, depth + 1)
             }
-        })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_locator_agrees_with_of_offset_everywhere() {
+        let long_line = format!("{}é\n", "ab€".repeat(40));
+        for text in [
+            "",
+            "\n",
+            "a",
+            "é\nü\n\nx",
+            "\u{1F600}\n\u{1F600}ab",
+            long_line.as_str(),
+        ] {
+            let locator = Locator::new(text);
+            for offset in 0..=text.len() + 2 {
+                assert_eq!(
+                    locator.position(offset),
+                    Position::of_offset(text, offset),
+                    "{text:?} at {offset}"
+                );
+            }
+        }
     }
 }

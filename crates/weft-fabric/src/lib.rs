@@ -16,6 +16,7 @@ pub mod stream;
 pub use diagnostics::{Diagnostics, StreamEnd, StreamProbe};
 pub use error::CallError;
 pub use fabric::{CallRequest, CallResponse, Fabric, FabricOptions};
+pub use frame::CallerFrame;
 pub use stream::{
     Direction, Frame, FrameError, FrameKind, Frames, InputHandle, Stopper, StreamCall,
 };

@@ -22,7 +22,7 @@ use axum::extract::{Extension, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
-use weft_fabric::{CallRequest, Frame, InputHandle};
+use weft_fabric::{CallRequest, CallerFrame, Frame, InputHandle};
 use weft_registry::{Principal, Scope};
 
 use super::ApiResult;
@@ -81,52 +81,6 @@ fn error_message(error: &ApiError) -> Message {
 
 fn frame_message(frame: &Frame) -> Message {
     Message::Text(serde_json::to_string(frame).unwrap_or_default().into())
-}
-
-/// What one caller message asks for.
-enum CallerFrame {
-    Chunk(Value),
-    HalfClose,
-    Cancel,
-}
-
-fn parse_caller_frame(text: &str, expected: u64) -> Result<CallerFrame, String> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("caller frame is not JSON: {e}"))?;
-    let kind = value["kind"].as_str().ok_or("caller frame has no kind")?;
-    if kind == "cancelled" {
-        return Ok(CallerFrame::Cancel);
-    }
-    if value
-        .get("direction")
-        .is_some_and(|d| d != "caller_to_provider")
-    {
-        return Err("caller frames travel caller_to_provider".into());
-    }
-    let sequence = value["sequence"]
-        .as_u64()
-        .ok_or("caller frame has no sequence")?;
-    if sequence != expected {
-        return Err(format!(
-            "caller frame sequence {sequence}, expected {expected}"
-        ));
-    }
-    match kind {
-        "chunk" => value
-            .get("payload")
-            .cloned()
-            .map(CallerFrame::Chunk)
-            .ok_or_else(|| "a chunk needs a payload".to_owned()),
-        "completed" if value.get("payload").is_none_or(Value::is_null) => {
-            Ok(CallerFrame::HalfClose)
-        }
-        "completed" => {
-            Err("the caller's completed half-closes input and carries no payload".into())
-        }
-        other => Err(format!(
-            "a caller may send chunk, completed or cancelled, not {other}"
-        )),
-    }
 }
 
 async fn session(state: AppState, principal: Principal, socket: WebSocket) {
@@ -203,7 +157,7 @@ async fn session(state: AppState, principal: Principal, socket: WebSocket) {
                     }
                     Some(Ok(_)) => continue,
                 };
-                match parse_caller_frame(&text, expected) {
+                match CallerFrame::parse(&text, expected) {
                     Ok(CallerFrame::Cancel) => stopper.cancel("cancelled by the caller"),
                     Ok(frame) => {
                         expected += 1;
