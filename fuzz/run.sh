@@ -13,6 +13,9 @@ cd "$(dirname "$0")"
 
 seconds="${1:-60}"
 toolchain="${WEFT_FUZZ_TOOLCHAIN:-nightly}"
+# AddressSanitizer by default; `none` builds much faster (weft forbids unsafe code, so a
+# panic is what a short run looks for) and is what CI uses.
+sanitizer="${WEFT_FUZZ_SANITIZER:-address}"
 read -r -a targets <<<"${WEFT_FUZZ_TARGETS:-descriptor descriptor_toml canonical catalog caller_frame managed_line}"
 
 # Longest input per target: room for realistic documents, small enough that libFuzzer
@@ -26,8 +29,8 @@ max_len() {
     esac
 }
 
-# Default build: optimized, with debug assertions and overflow checks, AddressSanitizer.
-cargo "+$toolchain" fuzz build
+# Optimized, with debug assertions and overflow checks.
+cargo "+$toolchain" fuzz build --sanitizer "$sanitizer"
 
 failed=()
 summary=()
@@ -36,7 +39,7 @@ for target in "${targets[@]}"; do
     log="artifacts/$target/last-run.log"
     echo "== $target: ${seconds}s, -max_len=$(max_len "$target")"
     status=0
-    cargo "+$toolchain" fuzz run "$target" "corpus/$target" "seeds/$target" -- \
+    cargo "+$toolchain" fuzz run --sanitizer "$sanitizer" "$target" "corpus/$target" "seeds/$target" -- \
         -max_total_time="$seconds" \
         -max_len="$(max_len "$target")" \
         -rss_limit_mb=2048 \
