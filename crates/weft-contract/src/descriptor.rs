@@ -304,11 +304,13 @@ impl Descriptor {
     }
 
     /// Whether the descriptor has a schema for `role`.
+    #[inline]
     pub fn has_schema(&self, role: SchemaRole) -> bool {
         self.present[role_index(role)]
     }
 
     /// The compiled schema for `role`, if the descriptor has one. Compiled on first use.
+    #[inline]
     pub fn schema(&self, role: SchemaRole) -> Option<&CompiledSchema> {
         let index = role_index(role);
         if !self.present[index] {
@@ -328,6 +330,7 @@ impl Descriptor {
     /// A role without a schema accepts any value: an absent `output_schema` means the result
     /// body carries no contract. (Chunk schemas are always present for the directions the
     /// I/O mode has; the fabric refuses chunks in directions it lacks before validating.)
+    #[inline]
     pub fn validate(
         &self,
         role: SchemaRole,

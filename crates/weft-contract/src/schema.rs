@@ -224,10 +224,18 @@ impl CompiledSchema {
     }
 
     /// Validates `value`, collecting up to `max_errors` failures.
+    #[inline]
     pub fn validate(&self, value: &Value, max_errors: usize) -> Result<(), ValidationErrors> {
+        // The valid case is the hot one (every call's payload and result): keep it to the
+        // validator's own check, and the error collection out of line.
         if self.validator.is_valid(value) {
             return Ok(());
         }
+        Err(self.collect_errors(value, max_errors))
+    }
+
+    #[cold]
+    fn collect_errors(&self, value: &Value, max_errors: usize) -> ValidationErrors {
         let mut errors = Vec::new();
         let mut truncated = false;
         for error in self.validator.iter_errors(value) {
@@ -250,7 +258,7 @@ impl CompiledSchema {
                 message: "value is not valid against the schema".to_owned(),
             });
         }
-        Err(ValidationErrors { errors, truncated })
+        ValidationErrors { errors, truncated }
     }
 }
 
