@@ -460,3 +460,31 @@ fn a_route_that_reads_its_body_keeps_the_connection_usable() {
     let lines = status_lines_on_one_connection(&node, &head, &rest);
     assert_eq!(lines, ["HTTP/1.1 201 Created", "HTTP/1.1 200 OK"]);
 }
+
+#[test]
+fn undecodable_path_parameters_are_invalid_request_in_the_envelope() {
+    // `%FF` is well-formed percent-encoding of a byte that is not UTF-8: found by
+    // schemathesis, axum's own rejection was a plain-text 400 outside the error envelope.
+    let dir = tempdir();
+    let node = Node::start(dir.path(), &[]);
+    let admin = node.admin();
+    let body = br#"{"node_id": "n1", "descriptors": []}"#;
+    for (method, path, body) in [
+        ("GET", "/v1/nodes/%FF", None),
+        ("GET", "/v1/providers/%FF", None),
+        ("PUT", "/v1/providers/%FF", Some(&body[..])),
+        ("POST", "/v1/providers/%FF/unregister", None),
+        ("GET", "/v1/capabilities/%FF", None),
+        ("GET", "/v1/capabilities/echo/versions/%FF", None),
+        ("GET", "/v1/agents/%FF", None),
+        ("POST", "/v1/tokens/%FF/revoke", None),
+    ] {
+        let r = node.call(method, path, Some(&admin), body, &[]);
+        assert_error(&r, 400, "invalid_request");
+        assert!(
+            r.text.contains("path parameter"),
+            "{method} {path}: {}",
+            r.text
+        );
+    }
+}

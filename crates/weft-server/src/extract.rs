@@ -55,6 +55,29 @@ pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
+/// Path parameters, as axum's `Path`, but a parameter that cannot be decoded (invalid
+/// percent-encoded UTF-8, say) is `invalid_request` in the error envelope instead of
+/// axum's plain-text 400.
+#[derive(Debug)]
+pub struct Path<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for Path<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        axum::extract::Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|axum::extract::Path(value)| Path(value))
+            .map_err(|rejection| {
+                ApiError::invalid(format!("path parameter: {}", rejection.body_text()))
+            })
+    }
+}
+
 /// Query parameters, rejected when a name is not one the route knows.
 #[derive(Debug, Default)]
 pub struct QueryParams(pub HashMap<String, String>);

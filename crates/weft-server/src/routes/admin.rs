@@ -2,7 +2,7 @@
 //! the default tenant (the operator) also manages tenants and other tenants' tokens.
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -11,7 +11,7 @@ use weft_registry::{Principal, Scope, TenantId};
 
 use super::ApiResult;
 use crate::error::ApiError;
-use crate::extract::{NoBody, QueryParams, StrictJson};
+use crate::extract::{NoBody, Path, QueryParams, StrictJson};
 use crate::layers::require;
 use crate::state::AppState;
 
@@ -200,7 +200,8 @@ pub async fn list_tokens(
 /// Revoke a token (idempotent). Another tenant's token is not found.
 #[utoipa::path(post, path = "/v1/tokens/{token_id}/revoke", tag = "admin",
     params(("token_id" = String, Path), ("Idempotency-Key" = Option<String>, Header)),
-    responses((status = 200, body = TokenView), (status = 404, body = crate::error::ErrorEnvelope),
+    responses((status = 400, body = crate::error::ErrorEnvelope, description = "a path parameter that cannot be decoded"),
+              (status = 200, body = TokenView), (status = 404, body = crate::error::ErrorEnvelope),
               (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
 pub async fn revoke_token(

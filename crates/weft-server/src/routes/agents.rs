@@ -2,7 +2,7 @@
 //! like the feature catalog they belong to the deployment, not to a tenant.
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 use weft_registry::{Principal, Scope};
@@ -10,7 +10,7 @@ use weft_registry::{Principal, Scope};
 use super::ApiResult;
 use crate::agents::{AgentProblem, AgentView};
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::{Path, QueryParams};
 use crate::layers::require;
 use crate::state::AppState;
 
@@ -68,7 +68,8 @@ pub async fn list_agents(
 /// One agent with every capability and its digest.
 #[utoipa::path(get, path = "/v1/agents/{name}", tag = "agents",
     params(("name" = String, Path)),
-    responses((status = 200, body = AgentView), (status = 404, body = crate::error::ErrorEnvelope),
+    responses((status = 400, body = crate::error::ErrorEnvelope, description = "a path parameter that cannot be decoded"),
+              (status = 200, body = AgentView), (status = 404, body = crate::error::ErrorEnvelope),
               (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
 pub async fn get_agent(

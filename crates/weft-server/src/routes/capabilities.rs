@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, State};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -15,7 +15,7 @@ use weft_registry::{CapabilityFilter, NodeId, Principal, ProviderId, Scope};
 
 use super::{ApiResult, DescriptorDoc};
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::{Path, QueryParams};
 use crate::features::FeatureEntry;
 use crate::layers::require;
 use crate::state::AppState;
@@ -222,7 +222,8 @@ fn decode_feature_cursor(text: &str) -> Option<Vec<u8>> {
 /// id. Unknown (or another tenant's) ids are `not_found`.
 #[utoipa::path(get, path = "/v1/capabilities/{capabilityId}", tag = "capabilities",
     params(("capabilityId" = String, Path)),
-    responses((status = 200, body = CapabilityVersions, description = "a contract id; a feature id returns a FeatureEntry"),
+    responses((status = 400, body = crate::error::ErrorEnvelope, description = "a path parameter that cannot be decoded"),
+              (status = 200, body = CapabilityVersions, description = "a contract id; a feature id returns a FeatureEntry"),
               (status = 404, body = crate::error::ErrorEnvelope), (status = 401, body = crate::error::ErrorEnvelope),
               (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
@@ -248,7 +249,8 @@ pub async fn get_capability(
 /// One `id@version`: the descriptor, its current revision and its revision history.
 #[utoipa::path(get, path = "/v1/capabilities/{capabilityId}/versions/{version}", tag = "capabilities",
     params(("capabilityId" = String, Path), ("version" = String, Path)),
-    responses((status = 200, body = VersionView), (status = 404, body = crate::error::ErrorEnvelope),
+    responses((status = 400, body = crate::error::ErrorEnvelope, description = "a path parameter that cannot be decoded"),
+              (status = 200, body = VersionView), (status = 404, body = crate::error::ErrorEnvelope),
               (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
 pub async fn get_version(

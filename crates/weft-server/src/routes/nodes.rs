@@ -1,7 +1,7 @@
 //! Nodes: where providers run; each node's tags are the capability ids it serves.
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, State};
 use serde::Serialize;
 use utoipa::ToSchema;
 use weft_registry::model::NodeView;
@@ -9,7 +9,7 @@ use weft_registry::{NodeId, Principal, Scope};
 
 use super::ApiResult;
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::{Path, QueryParams};
 use crate::layers::require;
 use crate::state::AppState;
 
@@ -54,7 +54,8 @@ pub async fn list_nodes(
 /// One node: its tags, providers, status and last-seen time.
 #[utoipa::path(get, path = "/v1/nodes/{node_id}", tag = "nodes",
     params(("node_id" = String, Path)),
-    responses((status = 200, body = NodeView), (status = 404, body = crate::error::ErrorEnvelope),
+    responses((status = 400, body = crate::error::ErrorEnvelope, description = "a path parameter that cannot be decoded"),
+              (status = 200, body = NodeView), (status = 404, body = crate::error::ErrorEnvelope),
               (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
 pub async fn get_node(

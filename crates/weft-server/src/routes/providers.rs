@@ -1,7 +1,7 @@
 //! Providers: register with descriptors, look up, unregister.
 
 use axum::Json;
-use axum::extract::{Extension, Path, State};
+use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -14,7 +14,7 @@ use weft_registry::{
 
 use super::{ApiResult, DescriptorDoc};
 use crate::error::ApiError;
-use crate::extract::{NoBody, StrictJson};
+use crate::extract::{NoBody, Path, StrictJson};
 use crate::layers::require;
 use crate::state::AppState;
 
@@ -151,7 +151,8 @@ pub async fn register(
 /// One provider.
 #[utoipa::path(get, path = "/v1/providers/{provider_id}", tag = "providers",
     params(("provider_id" = String, Path)),
-    responses((status = 200, body = ProviderRecord), (status = 404, body = crate::error::ErrorEnvelope),
+    responses((status = 400, body = crate::error::ErrorEnvelope, description = "a path parameter that cannot be decoded"),
+              (status = 200, body = ProviderRecord), (status = 404, body = crate::error::ErrorEnvelope),
               (status = 401, body = crate::error::ErrorEnvelope), (status = 403, body = crate::error::ErrorEnvelope)),
     security(("bearerAuth" = [])))]
 pub async fn get_provider(
