@@ -1,7 +1,7 @@
 //! `weft bench catalog`: loading an agent's capability catalog of many record files.
 //!
 //! Generates [`BenchOptions::files`] record files (default 10,000) in a `capabilities/`
-//! directory of a temporary agent, in the shape of `crates/weft-catalog/benches/catalog.rs`
+//! directory of a temporary agent, in the shape an agent author writes
 //! (every list field filled, a blank entry to drop, characters Go's JSON escapes). Each
 //! round times `weft_catalog::load_agent_catalog` — probe the layout, list the directory,
 //! read every file without following symlinks, decode strictly, normalize, validate and
