@@ -127,7 +127,6 @@ impl Provider for RemoteProvider {
         context: &'a CallContext,
         payload: Value,
     ) -> BoxFuture<'a, Result<Value, ProviderError>> {
-        let remaining = context.deadline.saturating_duration_since(Instant::now());
         let encoded = weft_provider::wire::call_line(context, &payload);
         async move {
             let bytes = encoded.into_bytes();
@@ -136,19 +135,13 @@ impl Provider for RemoteProvider {
                 .header(hyper::header::CONTENT_TYPE, "application/json")
                 .body(Full::new(Bytes::from(bytes)))
                 .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
-            let exchange = async {
-                self.pool
-                    .send(&self.authority, request)
-                    .await
-                    .map_err(|e| ProviderError::Unavailable(format!("remote provider: {e}")))
-            };
-            // The fabric's deadline covers this too; a little slack lets its timeout win.
-            let (status, body) =
-                tokio::time::timeout(remaining + Duration::from_millis(100), exchange)
-                    .await
-                    .map_err(|_| {
-                        ProviderError::Failed("remote provider did not answer in time".into())
-                    })??;
+            // No timer of its own: the fabric runs this inside the call's one deadline and
+            // drops it (closing the exchange) when the deadline passes.
+            let (status, body) = self
+                .pool
+                .send(&self.authority, request)
+                .await
+                .map_err(|e| ProviderError::Unavailable(format!("remote provider: {e}")))?;
             if status != 200 {
                 return Err(ProviderError::Failed(format!(
                     "remote provider answered HTTP {status}"
