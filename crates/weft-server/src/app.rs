@@ -1,14 +1,16 @@
 //! Building the router and running the node.
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use axum::extract::DefaultBodyLimit;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::routing::{get, post, put};
-use axum::{Json, Router, middleware};
+use axum::{Json, Router};
 use thiserror::Error;
 use tower::ServiceBuilder;
 use tower_http::trace::TraceLayer;
@@ -91,11 +93,8 @@ fn api_routes(state: AppState) -> Router<AppState> {
             post(routes::admin::create_tenant).get(routes::admin::list_tenants),
         )
         // Layers run bottom-up: authenticate first, then idempotency (which needs the tenant).
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            idempotency::idempotency,
-        ))
-        .layer(middleware::from_fn_with_state(state, layers::authenticate))
+        .layer(idempotency::IdempotencyLayer::new(state.clone()))
+        .layer(layers::AuthLayer::new(state))
 }
 
 async fn not_found() -> ApiError {
@@ -109,8 +108,17 @@ async fn method_not_allowed() -> ApiError {
     )
 }
 
-/// The whole application.
-pub fn router(state: AppState) -> Router {
+/// The whole application, as the service each connection runs.
+pub fn node_service(
+    state: AppState,
+) -> impl tower::Service<
+    Request<hyper::body::Incoming>,
+    Response = axum::response::Response,
+    Error = Infallible,
+    Future: Send + 'static,
+> + Clone
++ Send
++ 'static {
     let max_body = state.config.max_body_bytes;
     let routed = Router::new()
         .route("/healthz", get(routes::health::healthz))
@@ -119,10 +127,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(routes::diagnostics::metrics))
         .route(
             "/v1/diagnostics/node",
-            get(routes::diagnostics::node).route_layer(middleware::from_fn_with_state(
-                state.clone(),
-                layers::authenticate,
-            )),
+            get(routes::diagnostics::node).route_layer(layers::AuthLayer::new(state.clone())),
         )
         .merge(api_routes(state.clone()))
         .fallback(not_found)
@@ -131,12 +136,12 @@ pub fn router(state: AppState) -> Router {
     // The cross-cutting layers wrap the routed application once. Added with
     // `Router::layer` they would wrap every route instead, and each layer clones the whole
     // stack beneath it on every request (profiled: a tenth of a call's instructions).
-    let outer = ServiceBuilder::new()
-        .layer(middleware::from_fn(layers::request_id))
+    ServiceBuilder::new()
+        .map_request(|request: Request<hyper::body::Incoming>| request.map(Body::new))
+        .layer(layers::RequestIdLayer)
         .layer(TraceLayer::new_for_http())
         .layer(DefaultBodyLimit::max(max_body))
-        .service(routed);
-    Router::new().fallback_service(outer)
+        .service(routed)
 }
 
 /// Opens the data directory and registry, bootstrapping on first start. Returns the state
@@ -259,12 +264,17 @@ pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result
     tracing::info!(%bound, "weft node ready");
     let shutdown_state = state.clone();
     let header_read_timeout = Duration::from_secs_f64(state.config.header_read_timeout_seconds);
-    serve_connections(listener, router(state), header_read_timeout, async move {
-        shutdown_signal().await;
-        shutdown_state.shutting_down.store(true, Ordering::SeqCst);
-        shutdown_state.shutdown.send_replace(true);
-        tracing::info!("shutting down: draining in-flight requests");
-    })
+    serve_connections(
+        listener,
+        node_service(state),
+        header_read_timeout,
+        async move {
+            shutdown_signal().await;
+            shutdown_state.shutting_down.store(true, Ordering::SeqCst);
+            shutdown_state.shutdown.send_replace(true);
+            tracing::info!("shutting down: draining in-flight requests");
+        },
+    )
     .await;
     crate::managed::stop_all(&children).await;
     tracing::info!("stopped; store closed");
@@ -280,12 +290,21 @@ pub async fn serve(state: AppState, on_ready: impl FnOnce(SocketAddr)) -> Result
 /// serves HTTP/1.1 (with upgrades, for WebSockets) itself: a client that withholds or
 /// trickles its request head, or idles on a keep-alive connection, is disconnected after
 /// `header_read_timeout` instead of holding a connection and its task forever (slow-loris).
-async fn serve_connections(
+async fn serve_connections<S>(
     listener: tokio::net::TcpListener,
-    app: Router,
+    app: S,
     header_read_timeout: Duration,
     shutdown: impl std::future::Future<Output = ()>,
-) {
+) where
+    S: tower::Service<
+            Request<hyper::body::Incoming>,
+            Response = axum::response::Response,
+            Error = Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + 'static,
+{
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
 

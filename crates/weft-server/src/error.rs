@@ -152,7 +152,7 @@ pub struct PendingError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        // The body is written by `layers::request_id`, which knows the request id.
+        // The body is written by `layers::RequestIdLayer`, which knows the request id.
         let mut response = status_of(self.code).into_response();
         for (name, value) in &self.headers {
             response.headers_mut().insert(name.clone(), value.clone());

@@ -5,12 +5,16 @@
 //! are stored, so a failed attempt can be retried with the same key. Records are kept per
 //! token: only the token that made the first request can replay it.
 
+use std::convert::Infallible;
+use std::task::{Context, Poll};
+
 use axum::body::{Body, to_bytes};
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderValue, Method, header};
-use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, Either};
 use sha2::{Digest, Sha256};
+use tower::{Layer, Service, ServiceExt};
 use weft_registry::Principal;
 use weft_registry::model::IdempotencyRecord;
 
@@ -48,23 +52,81 @@ impl Drop for InFlight<'_> {
     }
 }
 
-/// The middleware (runs after authentication).
-pub async fn idempotency(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Result<Response, ApiError> {
-    if !matches!(*request.method(), Method::POST | Method::PUT) {
-        return Ok(next.run(request).await);
+/// The `Idempotency-Key` layer (runs after authentication). Requests without the header,
+/// and methods other than POST and PUT, go straight to the inner service.
+#[derive(Clone)]
+pub struct IdempotencyLayer {
+    state: AppState,
+}
+
+impl IdempotencyLayer {
+    /// Keeps records in `state`'s registry.
+    pub fn new(state: AppState) -> Self {
+        Self { state }
     }
+}
+
+impl<S> Layer<S> for IdempotencyLayer {
+    type Service = IdempotencyService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        IdempotencyService {
+            inner,
+            state: self.state.clone(),
+        }
+    }
+}
+
+/// The service [`IdempotencyLayer`] builds.
+#[derive(Clone)]
+pub struct IdempotencyService<S> {
+    inner: S,
+    state: AppState,
+}
+
+impl<S> Service<Request> for IdempotencyService<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<S::Future, BoxFuture<'static, Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let keyed = matches!(*request.method(), Method::POST | Method::PUT)
+            && request.headers().contains_key(IDEMPOTENCY_KEY);
+        if !keyed {
+            return Either::Left(self.inner.call(request));
+        }
+        // The ready clone serves this request; a fresh clone stays behind for the next.
+        let clone = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, clone);
+        let state = self.state.clone();
+        Either::Right(Box::pin(async move {
+            Ok(idempotent(state, inner, request)
+                .await
+                .unwrap_or_else(IntoResponse::into_response))
+        }))
+    }
+}
+
+/// Runs a keyed request: replays, refuses, or runs it once and records the response.
+async fn idempotent<S>(state: AppState, inner: S, request: Request) -> Result<Response, ApiError>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
     let Some(raw_key) = request.headers().get(IDEMPOTENCY_KEY) else {
-        return Ok(next.run(request).await);
+        return Ok(inner.oneshot(request).await.unwrap_or_else(|e| match e {}));
     };
     let key = valid_key(raw_key).ok_or_else(|| {
         ApiError::invalid("Idempotency-Key must be 1 to 255 visible ASCII characters")
     })?;
     let Some(principal) = request.extensions().get::<Principal>().cloned() else {
-        return Ok(next.run(request).await);
+        return Ok(inner.oneshot(request).await.unwrap_or_else(|e| match e {}));
     };
     // Records are per token, not only per tenant: a replay hands back the stored body, and
     // that body must never reach a caller the route itself would have refused.
@@ -124,9 +186,10 @@ pub async fn idempotency(
         state: &state,
         mark,
     };
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
+    let response = inner
+        .oneshot(Request::from_parts(parts, Body::from(bytes)))
+        .await
+        .unwrap_or_else(|e| match e {});
     if response.status().as_u16() >= 400 {
         return Ok(response);
     }

@@ -1,10 +1,16 @@
 //! Cross-cutting concerns as middleware: request ids (and error bodies that carry them),
 //! bearer authentication, and scope checks.
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderValue, header};
-use axum::middleware::Next;
-use axum::response::Response;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use axum::extract::Request;
+use axum::http::{self as http, HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, Either};
+use tower::{Layer, Service};
 use weft_registry::{Principal, Scope};
 
 use crate::error::{ApiError, PendingError, render};
@@ -52,20 +58,90 @@ fn mint_request_id() -> String {
 
 /// Honours a sane `X-Request-Id` or mints `req-…`; echoes it on every response and writes
 /// the error envelope (which carries it) for responses that are errors.
-pub async fn request_id(mut request: Request, next: Next) -> Response {
-    let id = request
-        .headers()
-        .get(REQUEST_ID)
-        .and_then(acceptable_request_id)
-        .unwrap_or_else(mint_request_id);
-    request.extensions_mut().insert(RequestId(id.clone()));
-    let mut response = next.run(request).await;
+///
+/// The three layers here are hand-written tower services rather than `from_fn` middleware:
+/// on the common path they call the inner service directly and return its future, where
+/// `from_fn` boxes the future, clones the inner stack and wraps it in a boxed `Next` on every
+/// request (profiled: about a sixth of a built-in call's instructions).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequestIdLayer;
+
+impl<S> Layer<S> for RequestIdLayer {
+    type Service = RequestIdService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        RequestIdService { inner }
+    }
+}
+
+/// The service [`RequestIdLayer`] builds.
+#[derive(Debug, Clone)]
+pub struct RequestIdService<S> {
+    inner: S,
+}
+
+impl<S, B> Service<Request> for RequestIdService<S>
+where
+    S: Service<Request, Response = http::Response<B>>,
+    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = RequestIdFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let id = request
+            .headers()
+            .get(REQUEST_ID)
+            .and_then(acceptable_request_id)
+            .unwrap_or_else(mint_request_id);
+        request.extensions_mut().insert(RequestId(id.clone()));
+        RequestIdFuture {
+            inner: self.inner.call(request),
+            id,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response future of [`RequestIdService`].
+    pub struct RequestIdFuture<F> {
+        #[pin]
+        inner: F,
+        id: String,
+    }
+}
+
+impl<F, B, E> Future for RequestIdFuture<F>
+where
+    F: Future<Output = Result<http::Response<B>, E>>,
+    B: http_body::Body<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?;
+        Poll::Ready(Ok(finish_response(
+            response.map(axum::body::Body::new),
+            this.id,
+        )))
+    }
+}
+
+/// Renders a pending error envelope (it needs the request id) and echoes the id.
+fn finish_response(mut response: Response, id: &str) -> Response {
     if let Some(PendingError { error }) = response.extensions_mut().remove::<PendingError>() {
         let status = response.status();
         let mut headers = std::mem::take(response.headers_mut());
         // The length belonged to the placeholder body; the rendered one sets its own.
         headers.remove(header::CONTENT_LENGTH);
-        let mut rendered = Response::new(axum::body::Body::from(render(&error, &id)));
+        let mut rendered = Response::new(axum::body::Body::from(render(&error, id)));
         *rendered.status_mut() = status;
         *rendered.headers_mut() = headers;
         rendered.headers_mut().insert(
@@ -74,21 +150,72 @@ pub async fn request_id(mut request: Request, next: Next) -> Response {
         );
         response = rendered;
     }
-    if let Ok(value) = HeaderValue::from_str(&id) {
+    if let Ok(value) = HeaderValue::from_str(id) {
         response.headers_mut().insert(REQUEST_ID, value);
     }
     response
 }
 
-/// Resolves `Authorization: Bearer …` to a [`Principal`] or answers 401.
-pub async fn authenticate(
-    State(state): State<AppState>,
-    mut request: Request,
-    next: Next,
-) -> Result<Response, ApiError> {
-    let header_value = request.headers().get(header::AUTHORIZATION);
-    let Some(value) = header_value else {
-        drain(request).await;
+/// Resolves `Authorization: Bearer …` to a [`Principal`] (inserted as a request extension)
+/// or answers 401.
+#[derive(Clone)]
+pub struct AuthLayer {
+    state: AppState,
+}
+
+impl AuthLayer {
+    /// Authenticates against `state`'s registry.
+    pub fn new(state: AppState) -> Self {
+        Self { state }
+    }
+}
+
+impl<S> Layer<S> for AuthLayer {
+    type Service = AuthService<S>;
+    fn layer(&self, inner: S) -> Self::Service {
+        AuthService {
+            inner,
+            state: self.state.clone(),
+        }
+    }
+}
+
+/// The service [`AuthLayer`] builds.
+#[derive(Clone)]
+pub struct AuthService<S> {
+    inner: S,
+    state: AppState,
+}
+
+impl<S> Service<Request> for AuthService<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<S::Future, BoxFuture<'static, Result<Response, Infallible>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        match authenticate(&self.state, request.headers()) {
+            Ok(principal) => {
+                request.extensions_mut().insert(principal);
+                Either::Left(self.inner.call(request))
+            }
+            Err(refusal) => Either::Right(Box::pin(async move {
+                drain(request).await;
+                Ok(refusal.into_response())
+            })),
+        }
+    }
+}
+
+/// The principal behind the request's bearer token, or the 401 to answer.
+fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Principal, ApiError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
         return Err(ApiError::new("unauthorized", "missing bearer token")
             .with_header(header::WWW_AUTHENTICATE, "Bearer"));
     };
@@ -97,23 +224,19 @@ pub async fn authenticate(
         let (scheme, token) = v.trim_start().split_once(' ')?;
         scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
     });
-    let principal = secret.and_then(|s| state.registry.authenticate(s));
-    let Some(principal) = principal else {
-        drain(request).await;
-        return Err(
+    secret
+        .and_then(|s| state.registry.authenticate(s))
+        .ok_or_else(|| {
             ApiError::new("unauthorized", "invalid, expired or revoked bearer token")
-                .with_header(header::WWW_AUTHENTICATE, "Bearer error=\"invalid_token\""),
-        );
-    };
-    request.extensions_mut().insert(principal);
-    Ok(next.run(request).await)
+                .with_header(header::WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"")
+        })
 }
 
 /// Reads (and drops) a small request body before an early refusal, so that the client's
 /// keep-alive connection stays usable: answering before the body is read makes the server
 /// close the connection under a client that is still sending it. Bodies over 64 KiB, or
 /// slower than 2 s, are not waited for; that connection is closed instead.
-async fn drain(request: Request) {
+pub(crate) async fn drain(request: Request) {
     const DRAIN_LIMIT: usize = 64 * 1024;
     let _ = tokio::time::timeout(
         std::time::Duration::from_secs(2),

@@ -2,7 +2,7 @@
 //!
 //! `weft-server` turns the registry into the `/v1` API: handlers are plain async functions
 //! in [`routes`], one per operation; cross-cutting concerns are layers — request ids and the
-//! error envelope ([`layers::request_id`]), bearer authentication ([`layers::authenticate`]),
+//! error envelope ([`layers::RequestIdLayer`]), bearer authentication ([`layers::AuthLayer`]),
 //! `Idempotency-Key` replay ([`idempotency`]), body limits and tracing. Errors carry one
 //! stable code each, mapped to HTTP status in one table ([`error::ERROR_CODES`]). The OpenAPI
 //! 3.1 document is generated from the handlers ([`openapi`]).
@@ -26,5 +26,5 @@ pub mod remote_stream;
 pub mod routes;
 pub mod state;
 
-pub use app::{ServeError, open, router, serve};
+pub use app::{ServeError, node_service, open, serve};
 pub use config::{ConfigFile, LogFormat, ServerConfig};
