@@ -1,8 +1,8 @@
 //! `weft bench mcp-peer`: the same echo as an MCP tool served by `rmcp` (the reference
 //! Rust MCP server) against weft's built-in echo, under the same load.
 //!
-//! - `mcp`: an in-process `rmcp` streamable-HTTP server (as many workers as the node has)
-//!   with one `echo` tool — input `{"text": string}` (unknown keys refused), output the
+//! - `mcp`: an `rmcp` streamable-HTTP server in a child process (`weft bench-peer
+//!   mcp-echo`, as many workers as the node has) with one `echo` tool — input `{"text": string}` (unknown keys refused), output the
 //!   same object as `structuredContent` — in stateless mode with JSON responses, so one
 //!   `POST /mcp` is one JSON-RPC `tools/call` answered with one JSON body (the
 //!   configuration of `baselines.md` row 3). The body is pre-encoded with a fixed id; each
@@ -11,7 +11,7 @@
 //!   checked, input and output validated).
 //!
 //! Besides throughput and latency, the server's CPU time per call inside the window is
-//! sampled from procfs (the rmcp runtime's threads; the whole node process): it depends
+//! sampled from procfs (the whole rmcp process; the whole node process): it depends
 //! far less on how busy the shared machine is than requests per second do.
 //!
 //! Row keys: `concurrency, mcp_rps, fabric_rps, ratio` (fabric ÷ mcp), `mcp_p50_us,
@@ -19,6 +19,7 @@
 //! fabric_cpu_us_per_call, cpu_ratio` (mcp ÷ fabric CPU per call), `node_rss_mib, runs`.
 //! Each figure is the median over the runs; ratios are medians of the per-run ratios.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
@@ -32,7 +33,7 @@ use serde_json::json;
 use crate::load::{Measured, Target, measure, runtime};
 use crate::node::NodeUnderTest;
 use crate::report::{Column, Report, row};
-use crate::servers::{InProcess, start};
+use crate::servers::{InProcess, Peer, PeerProcess, start};
 use crate::{BenchError, BenchOptions, median};
 
 /// The MCP protocol version the requests declare (what `baselines.md` negotiated).
@@ -40,9 +41,6 @@ const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// One run of one level: (measured, server CPU µs per call) for mcp, then fabric.
 type Cell = [(Measured, f64); 2];
-
-/// The name of the rmcp server's runtime threads (their CPU time is its cost).
-const MCP_THREADS: &str = "mcp-echo";
 
 /// The columns of the human table.
 pub const COLUMNS: [Column; 10] = [
@@ -87,10 +85,9 @@ impl McpEcho {
     }
 }
 
-/// CPU seconds (user + system) process `pid` has used so far — only its threads whose
-/// name starts with `threads`, when given. 0 when unreadable. Linux reports clock ticks of
-/// USER_HZ, 100 per second on every architecture.
-fn cpu_seconds(pid: u32, threads: Option<&str>) -> f64 {
+/// CPU seconds (user + system) process `pid` has used so far; 0 when unreadable. Linux
+/// reports clock ticks of USER_HZ, 100 per second on every architecture.
+fn cpu_seconds(pid: u32) -> f64 {
     let ticks = |stat: &str| -> Option<u64> {
         let rest = &stat[stat.rfind(')')? + 1..];
         let mut fields = rest.split_whitespace().skip(11);
@@ -98,23 +95,10 @@ fn cpu_seconds(pid: u32, threads: Option<&str>) -> f64 {
         let system: u64 = fields.next()?.parse().ok()?;
         Some(user + system)
     };
-    let read = |path: String| std::fs::read_to_string(path).ok();
-    let total: u64 = match threads {
-        None => read(format!("/proc/{pid}/stat"))
-            .and_then(|s| ticks(&s))
-            .unwrap_or(0),
-        Some(prefix) => std::fs::read_dir(format!("/proc/{pid}/task"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|task| {
-                read(format!("{}/comm", task.path().display()))
-                    .is_some_and(|comm| comm.starts_with(prefix))
-            })
-            .filter_map(|task| read(format!("{}/stat", task.path().display())))
-            .filter_map(|s| ticks(&s))
-            .sum(),
-    };
+    let total = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| ticks(&s))
+        .unwrap_or(0);
     total as f64 / 100.0
 }
 
@@ -173,12 +157,12 @@ fn mcp_headers() -> [(&'static str, &'static str); 2] {
 }
 
 /// One JSON-RPC request to the MCP server, outside the measurement; the response body.
-fn mcp_post(server: &InProcess, body: &serde_json::Value) -> Result<String, BenchError> {
+fn mcp_post(addr: SocketAddr, body: &serde_json::Value) -> Result<String, BenchError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
         .into();
-    let mut request = agent.post(&format!("http://{}/mcp", server.addr));
+    let mut request = agent.post(&format!("http://{addr}/mcp"));
     for (name, value) in mcp_headers() {
         request = request.header(name, value);
     }
@@ -204,11 +188,11 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
         &options.weft,
         &["--builtins", "--max-concurrent-calls", &admission],
     )?;
-    let mcp = mcp_echo(workers())?;
+    let mcp = PeerProcess::start(&options.weft, Peer::McpEcho, workers())?;
     // The handshake a client does once (stateless mode answers it without a session),
     // then one call checked in full: the load generator checks only a substring.
     mcp_post(
-        &mcp,
+        mcp.addr,
         &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
                 "params": {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
                            "clientInfo": {"name": "weft-bench", "version": "1"}}}),
@@ -216,7 +200,7 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
     let tool_call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                            "params": {"name": "echo", "arguments": {"text": "hello weft"}}});
     let mcp_expect = r#""structuredContent":{"text":"hello weft"}"#;
-    let answer = mcp_post(&mcp, &tool_call)?;
+    let answer = mcp_post(mcp.addr, &tool_call)?;
     if !answer.contains(mcp_expect) || answer.contains(r#""isError":true"#) {
         return Err(BenchError::Node(format!(
             "rmcp answered tools/call with {answer}"
@@ -243,11 +227,11 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
             r#""result":{"text":"hello weft"}"#,
         ),
     ];
-    // Server CPU per target: the rmcp runtime's threads in this process, the whole node.
-    let node_pid = node.pid();
+    // Server CPU per target: the whole rmcp process, the whole node process.
+    let (mcp_pid, node_pid) = (mcp.pid(), node.pid());
     let cpu: [Box<dyn Fn() -> f64 + Sync>; 2] = [
-        Box::new(|| cpu_seconds(std::process::id(), Some(MCP_THREADS))),
-        Box::new(move || cpu_seconds(node_pid, None)),
+        Box::new(move || cpu_seconds(mcp_pid)),
+        Box::new(move || cpu_seconds(node_pid)),
     ];
     let load = runtime("load-generator", 2)?;
     let mut rows = Vec::new();

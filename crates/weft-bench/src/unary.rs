@@ -1,11 +1,13 @@
 //! `weft bench unary`: what the fabric costs on a call, and what a remote hop adds.
 //!
 //! Four targets, measured in one run at each concurrency level, in turn:
-//! - `limit`: a bare axum JSON echo on the same stack and allocator (in-process, as many
-//!   workers as the node has) — the ceiling of this machine for a JSON round trip;
+//! - `limit`: a bare axum JSON echo on the same stack and allocator (a child process, as
+//!   many workers as the node has) given the very call envelope the node gets — the ceiling
+//!   of this machine for that JSON round trip;
 //! - `fabric`: the node's built-in `echo@1.0.0` through `POST /v1/calls` (bearer auth, pin
 //!   checked, input and output validated);
-//! - `direct-remote`: an echo served by the provider SDK's HTTP server, called directly;
+//! - `direct-remote`: an echo served by the provider SDK's HTTP server (a child process),
+//!   called directly;
 //! - `fabric-remote`: the same provider registered with the node and called through it.
 //!
 //! Row keys: `concurrency, limit_rps, fabric_rps, ratio, remote_ratio, fabric_p50_us,
@@ -20,10 +22,9 @@ use serde_json::json;
 use crate::load::{Measured, Target, measure, runtime};
 use crate::node::NodeUnderTest;
 use crate::report::{Column, Report, row};
-use crate::servers::{limit_echo, remote_echo, remote_echo_descriptor};
+use crate::servers::{Peer, PeerProcess, remote_echo_descriptor, remote_echo_revision};
 use crate::{BenchError, BenchOptions, median};
 
-const PAYLOAD: &str = r#"{"text":"hello weft"}"#;
 const EXPECT: &str = "hello weft";
 
 /// The columns of the human table.
@@ -52,8 +53,9 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
         &options.weft,
         &["--builtins", "--max-concurrent-calls", &admission],
     )?;
-    let limit = limit_echo(node_workers())?;
-    let (remote, remote_revision) = remote_echo(1)?;
+    let limit = PeerProcess::start(&options.weft, Peer::LimitEcho, node_workers())?;
+    let remote = PeerProcess::start(&options.weft, Peer::RemoteEcho, 1)?;
+    let remote_revision = remote_echo_revision()?;
     node.send(
         "PUT",
         "/v1/providers/remote-echo",
@@ -66,14 +68,17 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
                "payload": {"text": "hello weft"}})
         .to_string()
     };
+    // The bare echo gets the very bytes the node gets (the call envelope), so both parse
+    // and write back the same amount of JSON; only what the fabric does with it differs.
+    let echo_call = call("echo", &echo_revision);
     let targets = [
-        Target::post("limit", limit.addr, "/echo", None, PAYLOAD, EXPECT),
+        Target::post("limit", limit.addr, "/echo", None, &echo_call, EXPECT),
         Target::post(
             "fabric",
             node.addr,
             "/v1/calls",
             Some(&node.token),
-            &call("echo", &echo_revision),
+            &echo_call,
             EXPECT,
         ),
         Target::post(

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use clap::Args;
+use weft_bench::servers::Peer;
 use weft_bench::stream::StreamOptions;
 use weft_bench::{BenchOptions, Scenario};
 
@@ -51,6 +52,29 @@ pub struct BenchArgs {
     /// `catalog`: capability record files to generate.
     #[arg(long, default_value_t = 10_000)]
     pub files: usize,
+}
+
+/// Arguments of the hidden `weft bench-peer`.
+#[derive(Debug, Args)]
+pub struct BenchPeerArgs {
+    /// limit-echo, remote-echo or mcp-echo.
+    pub peer: String,
+    /// Runtime worker threads.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+}
+
+/// Serves a bench peer until stdin closes.
+pub fn run_peer(args: &BenchPeerArgs) -> std::io::Result<bool> {
+    let peer = Peer::from_name(&args.peer).ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("unknown bench peer {:?}", args.peer),
+        )
+    })?;
+    weft_bench::servers::serve_peer(peer, args.workers.max(1))
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(true)
 }
 
 fn seconds(value: f64, what: &str) -> std::io::Result<Duration> {

@@ -99,6 +99,10 @@ enum Command {
     /// Starts this binary as the node under test. Prints a table per scenario, or with
     /// --json one JSON object per measured row (tables then go to stderr).
     Bench(bench::BenchArgs),
+    /// Serves one of the servers `weft bench` compares the node against, until stdin
+    /// closes (started by `weft bench` itself).
+    #[command(hide = true)]
+    BenchPeer(bench::BenchPeerArgs),
 }
 
 fn main() -> ExitCode {
@@ -118,6 +122,7 @@ fn main() -> ExitCode {
         Command::Token(command) => remote::admin::run_token(&command),
         Command::Tenant(command) => remote::admin::run_tenant(&command),
         Command::Bench(args) => bench::run(&args),
+        Command::BenchPeer(args) => bench::run_peer(&args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,
