@@ -12,7 +12,10 @@
 //!   formats); raw baseline `is_valid` — the cheapest raw answer;
 //! - `order-invalid`: the same order with three errors; both sides collect every error with
 //!   its instance pointer, schema path and message (weft caps at 100);
-//! - `echo-small`: `{"text": …}` against a one-property schema — weft's fixed overhead.
+//! - `echo-small`: `{"text": …}` against a one-property schema — weft's fixed overhead;
+//! - `revision`: computing a descriptor's revision from its JSON value (RFC 8785
+//!   canonicalization, then SHA-256) against SHA-256 alone over the same canonical bytes —
+//!   what canonical form costs on top of the digest.
 //!
 //! Row keys: `case, weft_ns, raw_ns, ratio` (ratio = weft ÷ raw, the median of the per-round
 //! ratios), plus `runs`.
@@ -21,8 +24,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use weft_contract::revision::canonical_json;
 use weft_contract::schema::DenyRemote;
-use weft_contract::{Descriptor, Limits, SchemaRole, ValidationFailure};
+use weft_contract::{Descriptor, DescriptorRevision, Limits, SchemaRole, ValidationFailure};
 
 use crate::report::{Column, Report, row};
 use crate::{BenchError, BenchOptions, median};
@@ -201,6 +206,11 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
     let valid = order_payload();
     let invalid = invalid_order_payload();
     let small = json!({"text": "hello weft"});
+    let order_value = order.canonical_value();
+    let order_bytes = order.canonical_json();
+    // Both sides answer with the digest's last hex digit (+1, so never zero): they agree
+    // only if they hashed the same bytes.
+    let last_digit = |text: &str| text.bytes().last().map_or(0, |b| usize::from(b) + 1);
     let cases = [
         Case {
             name: "order-valid",
@@ -221,6 +231,19 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
             name: "echo-small",
             weft: Box::new(|| usize::from(echo.validate(SchemaRole::Input, &small, 100).is_ok())),
             raw: Box::new(|| usize::from(echo_raw.is_valid(&small))),
+        },
+        Case {
+            name: "revision",
+            weft: Box::new(|| {
+                canonical_json(&order_value).map_or(0, |bytes| {
+                    last_digit(DescriptorRevision::of_canonical_bytes(&bytes).as_str())
+                })
+            }),
+            raw: Box::new(|| {
+                let digest = Sha256::digest(&order_bytes);
+                let low = digest.last().map_or(0, |b| b & 0x0f);
+                last_digit(&format!("{low:x}"))
+            }),
         },
     ];
     for case in &cases {
@@ -268,7 +291,7 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
     }
     Ok(Report {
         title: format!(
-            "validate: Descriptor::validate vs the raw jsonschema validator configured identically, in process \
+            "validate: Descriptor::validate vs the raw jsonschema validator configured identically, and a revision vs SHA-256 alone, in process \
              (median of {runs} run(s) of {ROUNDS} interleaved rounds, {} s per case per run)",
             options.measure.as_secs_f64()
         ),

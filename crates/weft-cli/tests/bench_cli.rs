@@ -237,7 +237,10 @@ fn registry_prints_a_row_per_request_kind_and_one_for_the_node() {
 fn validate_prints_weft_against_raw_per_case() {
     let rows = bench_rows(&["validate", "--seconds", "0.3"]);
     let cases: Vec<&str> = rows.iter().map(|r| r["case"].as_str().unwrap()).collect();
-    assert_eq!(cases, ["order-valid", "order-invalid", "echo-small"]);
+    assert_eq!(
+        cases,
+        ["order-valid", "order-invalid", "echo-small", "revision"]
+    );
     for row in &rows {
         assert_eq!(row["scenario"], "validate");
         for key in ["weft_ns", "raw_ns", "ratio"] {
