@@ -115,6 +115,8 @@ pub fn run(args: &BenchArgs) -> std::io::Result<bool> {
             "--descriptors, --nodes and --files must be positive".into(),
         ));
     }
+    // The stream scenario holds thousands of sockets open in this process too.
+    crate::serve::raise_open_file_limit();
     let mut options = BenchOptions::new(std::env::current_exe()?);
     options.levels = args.levels.clone();
     options.measure = seconds(args.seconds, "--seconds")?;

@@ -147,6 +147,16 @@ fn init_logging(format: LogFormat) {
 }
 
 /// Runs the node until it is told to stop.
+/// Every connection and open stream holds a file descriptor, and a soft limit of 1,024 (the
+/// usual default) would cap the node far below `--max-concurrent-streams` on a machine that
+/// allows more: raise the soft limit to the hard one, as servers do. Only logged on failure.
+pub(crate) fn raise_open_file_limit() {
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::debug!(limit, "open file limit"),
+        Err(error) => tracing::warn!(%error, "could not raise the open file limit"),
+    }
+}
+
 pub fn run(args: &ServeArgs) -> std::io::Result<bool> {
     let config = match config(args) {
         Ok(config) => config,
@@ -156,6 +166,7 @@ pub fn run(args: &ServeArgs) -> std::io::Result<bool> {
         }
     };
     init_logging(config.log_format);
+    raise_open_file_limit();
     let data_dir = config.data_dir.clone();
     let (state, secret) = match weft_server::open(config) {
         Ok(opened) => opened,

@@ -488,3 +488,41 @@ fn undecodable_path_parameters_are_invalid_request_in_the_envelope() {
         );
     }
 }
+
+/// The (soft, hard) open-file limits of process `pid`.
+fn open_file_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    (fields[3].to_owned(), fields[4].to_owned())
+}
+
+#[test]
+fn the_node_raises_its_soft_open_file_limit_to_the_hard_limit() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempdir();
+    let (_, hard) = open_file_limits(std::process::id());
+    // Started with a soft limit of 256 (below any hard limit worth testing against).
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -Sn 256 && exec "$0" serve --listen 127.0.0.1:0 --data-dir "$1""#)
+        .arg(env!("CARGO_BIN_EXE_weft"))
+        .arg(dir.path())
+        .env("WEFT_NO_BUILTINS", "true")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("weft: listening on "), "{line:?}");
+    let limits = open_file_limits(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(limits, (hard.clone(), hard), "soft limit not raised");
+}
