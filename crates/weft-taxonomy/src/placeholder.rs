@@ -254,10 +254,7 @@ impl ValueSet {
 }
 
 fn slug_rule() -> String {
-    format!(
-        "1-{MAX_SLUG_LEN} characters of a-z, 0-9 and single '-' between them, like \
-         text-embedding-3-small"
-    )
+    format!("1-{MAX_SLUG_LEN} characters of a-z, 0-9 and single '-' between them")
 }
 
 /// Open slugs: kebab-case, one segment.

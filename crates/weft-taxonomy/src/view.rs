@@ -9,6 +9,17 @@ use crate::reason::InvalidReason;
 use crate::resolve::Resolution;
 use crate::table::{Bindings, Row};
 
+/// Whether a value set lists its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum SetKind {
+    /// Every value is listed.
+    Closed,
+    /// A rule decides.
+    Open,
+}
+
 /// One placeholder of a row and the values it accepts.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -18,7 +29,7 @@ pub struct PlaceholderView {
     /// The value set's name (`iso-639-1`, `programming-language`, `host`, …).
     pub set: String,
     /// `closed` (every value listed) or `open` (a rule).
-    pub kind: String,
+    pub kind: SetKind,
     /// Every value, for a closed set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<String>>,
@@ -82,7 +93,11 @@ impl RowView {
                 .map(|p| PlaceholderView {
                     name: p.name.to_owned(),
                     set: p.set.name().to_owned(),
-                    kind: if p.set.is_closed() { "closed" } else { "open" }.to_owned(),
+                    kind: if p.set.is_closed() {
+                        SetKind::Closed
+                    } else {
+                        SetKind::Open
+                    },
                     values: p
                         .set
                         .values()

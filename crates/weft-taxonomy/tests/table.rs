@@ -134,6 +134,10 @@ fn every_brace_in_a_pattern_is_a_declared_placeholder() {
         if let Some((a, b)) = row.distinct {
             assert!(declared.contains(&a) && declared.contains(&b));
         }
+        for p in row.placeholders {
+            let example = p.example.unwrap_or(p.set.example());
+            assert_eq!(p.set.check(example), Ok(()), "{}: {example}", row.pattern);
+        }
         // Placeholder names of the title are declared too.
         for part in row.title.split('{').skip(1) {
             let name = part.split('}').next().unwrap();

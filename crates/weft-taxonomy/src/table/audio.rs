@@ -55,6 +55,7 @@ pub(super) static ROWS: [Row; 4] = [
         placeholders: &[Placeholder {
             name: "lang",
             set: ValueSet::Iso639_1,
+            example: None,
         }],
         distinct: None,
         input: |_| closed(vec![req("audio_url", audio_url())]),
@@ -70,6 +71,7 @@ pub(super) static ROWS: [Row; 4] = [
         placeholders: &[Placeholder {
             name: "voice",
             set: ValueSet::Voice,
+            example: None,
         }],
         distinct: None,
         input: |_| closed(vec![req("text", string())]),
@@ -91,10 +93,12 @@ pub(super) static ROWS: [Row; 4] = [
             Placeholder {
                 name: "src",
                 set: ValueSet::Iso639_1,
+                example: None,
             },
             Placeholder {
                 name: "tgt",
                 set: ValueSet::Iso639_1,
+                example: None,
             },
         ],
         distinct: Some(("src", "tgt")),

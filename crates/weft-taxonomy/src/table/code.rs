@@ -11,6 +11,7 @@ use crate::placeholder::ValueSet;
 const LANGUAGE: Placeholder = Placeholder {
     name: "language",
     set: ValueSet::ProgrammingLanguage,
+    example: None,
 };
 
 /// `code.execute.sandboxed`: default of `timeout_ms`.
@@ -117,10 +118,12 @@ pub(super) static ROWS: [Row; 6] = [
             Placeholder {
                 name: "src",
                 set: ValueSet::ProgrammingLanguage,
+                example: None,
             },
             Placeholder {
                 name: "tgt",
                 set: ValueSet::ProgrammingLanguage,
+                example: None,
             },
         ],
         distinct: Some(("src", "tgt")),

@@ -85,6 +85,7 @@ pub(super) static ROWS: [Row; 6] = [
         placeholders: &[Placeholder {
             name: "format",
             set: ValueSet::WeatherFormat,
+            example: None,
         }],
         distinct: None,
         input: |_| closed(vec![req("location", string()), opt("date", string())]),
@@ -194,6 +195,7 @@ pub(super) static ROWS: [Row; 6] = [
         placeholders: &[Placeholder {
             name: "url",
             set: ValueSet::Host,
+            example: None,
         }],
         distinct: None,
         input: |b| closed(vec![req("url", scrape_url(b)), opt("schema", any_object())]),

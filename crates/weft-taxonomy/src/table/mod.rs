@@ -33,6 +33,8 @@ pub struct Placeholder {
     pub name: &'static str,
     /// What it accepts.
     pub set: ValueSet,
+    /// The value example ids use, when the set's own example does not suit the row.
+    pub example: Option<&'static str>,
 }
 
 /// One row of the standard table.
@@ -126,7 +128,7 @@ impl Row {
     pub fn example_bindings(&self) -> Bindings {
         let mut bindings = Bindings::new();
         for p in self.placeholders {
-            let mut value = p.set.example().to_owned();
+            let mut value = p.example.unwrap_or(p.set.example()).to_owned();
             if self.distinct.is_some_and(|(_, b)| b == p.name) {
                 // The second of a distinct pair takes the set's second value.
                 value = p

@@ -121,6 +121,7 @@ pub(super) static ROWS: [Row; 11] = [
         placeholders: &[Placeholder {
             name: "op",
             set: ValueSet::StatisticsOp,
+            example: None,
         }],
         distinct: None,
         input: |_| closed(vec![req("data", array(number()))]),
@@ -136,6 +137,7 @@ pub(super) static ROWS: [Row; 11] = [
         placeholders: &[Placeholder {
             name: "model",
             set: ValueSet::EmbeddingModel,
+            example: None,
         }],
         distinct: None,
         input: |_| closed(vec![req("text", string())]),
@@ -151,6 +153,7 @@ pub(super) static ROWS: [Row; 11] = [
         placeholders: &[Placeholder {
             name: "model",
             set: ValueSet::EmbeddingModel,
+            example: Some("clip-vit-l-14"),
         }],
         distinct: None,
         input: |_| closed(vec![req("image_b64", base64(None))]),
@@ -166,6 +169,7 @@ pub(super) static ROWS: [Row; 11] = [
         placeholders: &[Placeholder {
             name: "taxonomy",
             set: ValueSet::ImageTaxonomy,
+            example: None,
         }],
         distinct: None,
         input: |_| closed(vec![req("image_b64", base64(None))]),
@@ -181,6 +185,7 @@ pub(super) static ROWS: [Row; 11] = [
         placeholders: &[Placeholder {
             name: "taxonomy",
             set: ValueSet::TextTaxonomy,
+            example: None,
         }],
         distinct: None,
         input: |_| closed(vec![req("text", string())]),

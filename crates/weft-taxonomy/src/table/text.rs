@@ -25,14 +25,17 @@ pub(super) static ROWS: [Row; 7] = [
             Placeholder {
                 name: "src",
                 set: ValueSet::Iso639_1,
+                example: None,
             },
             Placeholder {
                 name: "tgt",
                 set: ValueSet::Iso639_1,
+                example: None,
             },
             Placeholder {
                 name: "level",
                 set: ValueSet::TranslationLevel,
+                example: None,
             },
         ],
         distinct: Some(("src", "tgt")),
@@ -109,6 +112,7 @@ pub(super) static ROWS: [Row; 7] = [
         placeholders: &[Placeholder {
             name: "factor",
             set: ValueSet::ExpansionFactor,
+            example: None,
         }],
         distinct: None,
         input: |_| text_in(),
