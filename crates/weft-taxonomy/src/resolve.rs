@@ -113,8 +113,13 @@ pub fn resolve(id: &str) -> Resolution {
             domain: domain.to_owned(),
         });
     };
-    let mut actions: Vec<&'static str> = rows_of(domain).map(Row::action).collect();
-    actions.dedup();
+    // The domain's actions, each once, in the seed's order (data's lookups are not adjacent).
+    let mut actions: Vec<&'static str> = Vec::new();
+    for action in rows_of(domain).map(Row::action) {
+        if !actions.contains(&action) {
+            actions.push(action);
+        }
+    }
     if actions.is_empty() {
         return invalid(InvalidReason::EmptyDomain {
             domain: domain.to_owned(),

@@ -359,7 +359,16 @@ fn every_invalid_case_has_its_code_and_segment() {
         "{no_row}"
     );
     let action = invalid("image.resize.png").to_string();
-    assert!(action.contains("generate, edit, upscale"), "{action}");
+    assert!(
+        action.contains("(its actions: generate, edit, upscale)"),
+        "{action}"
+    );
+    match invalid("data.fetch.json") {
+        InvalidReason::UnknownAction { actions, .. } => {
+            assert_eq!(actions, ["lookup", "extract", "scrape"]);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
