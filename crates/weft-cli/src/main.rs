@@ -12,6 +12,7 @@ mod inputs;
 mod remote;
 mod report;
 mod serve;
+mod taxonomy;
 
 use std::process::ExitCode;
 
@@ -94,6 +95,10 @@ enum Command {
     /// Tenants: create, list (operators: admins of the default tenant).
     #[command(subcommand)]
     Tenant(remote::admin::TenantCommand),
+    /// The standard capability taxonomy (Swarmwage v0.1), offline: list its rows, show a
+    /// standard descriptor, check ids (docs/taxonomy.md).
+    #[command(subcommand)]
+    Taxonomy(taxonomy::TaxonomyCommand),
     /// Benchmarks against baselines measured in the same run (docs/benchmarks.md).
     ///
     /// Starts this binary as the node under test. Prints a table per scenario, or with
@@ -123,6 +128,7 @@ fn main() -> ExitCode {
         Command::Tenant(command) => remote::admin::run_tenant(&command),
         Command::Bench(args) => bench::run(&args),
         Command::BenchPeer(args) => bench::run_peer(&args),
+        Command::Taxonomy(command) => taxonomy::run(&command),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

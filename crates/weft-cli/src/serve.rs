@@ -67,6 +67,10 @@ pub struct ServeArgs {
     /// [default: 30].
     #[arg(long, env = "WEFT_HEADER_READ_TIMEOUT", value_name = "SECONDS")]
     pub header_read_timeout: Option<f64>,
+    /// Ids in a standard taxonomy domain that are not standard ids: refused (enforced) or
+    /// accepted with a warning (advisory) [default: advisory].
+    #[arg(long, env = "WEFT_TAXONOMY", value_name = "MODE")]
+    pub taxonomy: Option<String>,
 }
 
 fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
@@ -128,6 +132,10 @@ fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
     }
     if let Some(t) = args.header_read_timeout {
         config.header_read_timeout_seconds = t;
+    }
+    if let Some(mode) = &args.taxonomy {
+        config.taxonomy = weft_taxonomy::BindingMode::parse(mode)
+            .ok_or_else(|| format!("invalid taxonomy mode {mode:?}: use enforced or advisory"))?;
     }
     config.validate().map_err(|e| e.to_string())?;
     Ok(config)

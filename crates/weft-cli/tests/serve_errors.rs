@@ -104,7 +104,7 @@ fn every_error_code_in_the_table_is_produced_with_its_status() {
     let admin = node.admin();
     let read = node.token(&admin, None, &["capabilities:read"]);
     let table = error_table();
-    assert_eq!(table.len(), 25, "{table:?}");
+    assert_eq!(table.len(), 26, "{table:?}");
     let mut seen = BTreeMap::new();
     let put =
         |path: &str, body: &str| node.call("PUT", path, Some(&admin), Some(body.as_bytes()), &[]);
@@ -379,6 +379,16 @@ fn every_error_code_in_the_table_is_produced_with_its_status() {
         &node.send("PUT", "/v1/providers/p1", &admin, &broken),
         422,
         "invalid_descriptor",
+    );
+    // A standard taxonomy id whose output promises none of the standard's fields.
+    let mut off_standard = descriptor("text.rewrite.casual", "1.0.0", "Casual");
+    off_standard["output_schema"] = json!({"type": "object"});
+    let off = json!({"node_id": "n1", "descriptors": [off_standard]});
+    saw(
+        &mut seen,
+        &node.send("PUT", "/v1/providers/p1", &admin, &off),
+        422,
+        "taxonomy_mismatch",
     );
 
     for (code, status) in &seen {

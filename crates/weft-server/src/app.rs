@@ -73,6 +73,11 @@ fn api_routes(state: AppState) -> Router<AppState> {
             "/v1/providers/{provider_id}/unregister",
             post(routes::providers::unregister),
         )
+        .route("/v1/taxonomy", get(routes::taxonomy::list_taxonomy))
+        .route(
+            "/v1/taxonomy/{capability_id}",
+            get(routes::taxonomy::get_taxonomy_entry),
+        )
         .route("/v1/nodes", get(routes::nodes::list_nodes))
         .route("/v1/nodes/{node_id}", get(routes::nodes::get_node))
         .route("/v1/agents", get(routes::agents::list_agents))

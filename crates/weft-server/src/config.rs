@@ -109,6 +109,9 @@ pub struct ServerConfig {
     pub header_read_timeout_seconds: f64,
     /// Managed child providers to start.
     pub managed: Vec<ManagedEntry>,
+    /// Whether ids in a standard taxonomy domain that are not standard ids are refused
+    /// (`enforced`) or accepted with a warning (`advisory`, the default); docs/taxonomy.md.
+    pub taxonomy: weft_taxonomy::BindingMode,
 }
 
 /// The config file's shape: every field optional, unknown keys refused.
@@ -153,6 +156,8 @@ pub struct ConfigFile {
     /// See [`ServerConfig::managed`].
     #[serde(default)]
     pub managed: Vec<ManagedEntry>,
+    /// See [`ServerConfig::taxonomy`].
+    pub taxonomy: Option<weft_taxonomy::BindingMode>,
 }
 
 /// Why the configuration is unusable.
@@ -239,6 +244,7 @@ impl ServerConfig {
                 .header_read_timeout_seconds
                 .unwrap_or(DEFAULT_HEADER_READ_TIMEOUT_SECONDS),
             managed: file.managed,
+            taxonomy: file.taxonomy.unwrap_or_default(),
         };
         config.validate()?;
         Ok(config)

@@ -25,6 +25,7 @@ pub const ERROR_CODES: &[(&str, u16)] = &[
     ("payload_too_large", 413),
     ("invalid_descriptor", 422),
     ("invalid_payload", 422),
+    ("taxonomy_mismatch", 422),
     ("rate_limited", 429),
     ("overloaded", 429),
     ("internal", 500),

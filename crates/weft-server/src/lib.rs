@@ -8,7 +8,8 @@
 //! 3.1 document is generated from the handlers ([`openapi`]).
 //!
 //! It owns no rules of its own: descriptors are checked by `weft-contract`, state lives in
-//! `weft-registry`, agent catalogs come from `weft-catalog`.
+//! `weft-registry`, agent catalogs come from `weft-catalog`, the standard capability taxonomy
+//! (and the binding checked before a publish reaches the registry) from `weft-taxonomy`.
 
 pub mod agents;
 pub mod app;
@@ -25,6 +26,7 @@ pub mod remote_pool;
 pub mod remote_stream;
 pub mod routes;
 pub mod state;
+pub mod taxonomy;
 
 pub use app::{ServeError, node_service, open, serve};
 pub use config::{ConfigFile, LogFormat, ServerConfig};

@@ -51,7 +51,21 @@ fn start(state: &AppState, entry: &ManagedEntry) -> Result<Arc<ManagedProvider>,
     tokio::spawn(async move {
         loop {
             let descriptors = updates.borrow_and_update().clone();
-            if !descriptors.is_empty() {
+            // The same taxonomy binding as a publish over HTTP; a refused set is logged and
+            // not registered, like any other registration failure.
+            let bound = match crate::taxonomy::check(registrar.config.taxonomy, &descriptors) {
+                Ok(warnings) => {
+                    for w in warnings {
+                        tracing::warn!(provider = %provider_id, id = %w.id, code = %w.code, "{}", w.message);
+                    }
+                    true
+                }
+                Err(e) => {
+                    tracing::error!(provider = %provider_id, code = e.code, details = ?e.details, "managed provider not registered: {}", e.message);
+                    false
+                }
+            };
+            if bound && !descriptors.is_empty() {
                 let registration = ProviderRegistration {
                     node_id: node_id.clone(),
                     transport: Some(serde_json::json!({"kind": "managed"})),

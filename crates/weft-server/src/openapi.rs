@@ -30,6 +30,8 @@ impl Modify for BearerAuth {
         routes::providers::register,
         routes::providers::get_provider,
         routes::providers::unregister,
+        routes::taxonomy::list_taxonomy,
+        routes::taxonomy::get_taxonomy_entry,
         routes::nodes::list_nodes,
         routes::nodes::get_node,
         routes::agents::list_agents,
@@ -56,6 +58,7 @@ impl Modify for BearerAuth {
     tags(
         (name = "capabilities", description = "Discover and pin capability contracts"),
         (name = "providers", description = "Register providers and publish descriptors"),
+        (name = "taxonomy", description = "The standard capability taxonomy (Swarmwage v0.1)"),
         (name = "nodes", description = "Nodes and their discovery tags"),
         (name = "agents", description = "Agent capability catalogs"),
         (name = "events", description = "The registry change feed"),

@@ -65,7 +65,8 @@ fn publish(args: &PublishArgs) -> Result<(), Failure> {
     let key = args.idempotency_key.clone().unwrap_or_else(idempotency_key);
     let reply = match send_with_retries(&client, &provider_path, &body, &key) {
         Ok(reply) => reply,
-        // 422 `invalid_descriptor`: the node's rules differ from the local check's.
+        // 422 `invalid_descriptor` (the node's rules differ from the local check's) or
+        // `taxonomy_mismatch` (docs/taxonomy.md): both list their problems.
         Err(Failure::Api(failure)) if failure.status == 422 => {
             print_remote_problems(&args.file, &failure)?;
             return Err(Failure::Api(failure));
@@ -78,6 +79,20 @@ fn publish(args: &PublishArgs) -> Result<(), Failure> {
     }
     print_outcomes(&reply.body)?;
     let mut err = anstream::stderr();
+    // Advisory-mode taxonomy warnings: accepted, but the id should use `custom.`.
+    let warn = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
+    for warning in items(&reply.body, "warnings") {
+        writeln!(
+            err,
+            "weft: {warn}warning{warn:#}: {}: descriptor {}: {}: {}",
+            args.file.display(),
+            warning
+                .get("index")
+                .map_or_else(|| "?".to_owned(), Value::to_string),
+            text(warning, "code"),
+            text(warning, "message"),
+        )?;
+    }
     let kept: Vec<String> = items(&reply.body, "descriptors")
         .iter()
         .map(qualified)

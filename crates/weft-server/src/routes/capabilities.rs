@@ -201,12 +201,12 @@ fn list_features(
     }))
 }
 
-/// Feature cursors are the hex of the last id seen.
-fn encode_feature_cursor(bytes: &[u8]) -> String {
+/// Feature cursors (and taxonomy cursors) are the hex of the last id (pattern) seen.
+pub(crate) fn encode_feature_cursor(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn decode_feature_cursor(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn decode_feature_cursor(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }

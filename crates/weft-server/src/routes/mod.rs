@@ -10,6 +10,7 @@ pub mod health;
 pub mod nodes;
 pub mod providers;
 pub mod streams;
+pub mod taxonomy;
 
 use serde::Serialize;
 use utoipa::ToSchema;

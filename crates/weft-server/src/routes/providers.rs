@@ -42,6 +42,10 @@ pub struct ProviderRegistered {
     pub descriptors: Vec<DescriptorOutcome>,
     /// Whether anything changed.
     pub changed: bool,
+    /// Descriptors accepted although their ids break the taxonomy's "non-standard ids must
+    /// use custom." (the node's `taxonomy` mode is `advisory`); absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<crate::taxonomy::TaxonomyWarning>,
 }
 
 /// `POST /v1/providers/{provider_id}/unregister` answer.
@@ -61,7 +65,11 @@ fn provider_id(text: &str) -> Result<ProviderId, ApiError> {
 ///
 /// Every descriptor is checked; if any breaks a rule the answer is 422
 /// `invalid_descriptor` listing every problem (`details.problems[]` with the descriptor's
-/// index, the JSON pointer, the code and a message) and nothing is stored.
+/// index, the JSON pointer, the code and a message) and nothing is stored. Descriptors
+/// published under a standard taxonomy id must honour the standard contract, and with the
+/// node's `taxonomy` mode `enforced` ids in a standard domain must be standard; otherwise
+/// the answer is 422 `taxonomy_mismatch` with every problem in `details.problems[]`
+/// (docs/taxonomy.md).
 #[utoipa::path(put, path = "/v1/providers/{provider_id}", tag = "providers",
     params(("provider_id" = String, Path), ("Idempotency-Key" = Option<String>, Header)),
     request_body = RegisterProvider,
@@ -103,6 +111,7 @@ pub async fn register(
         )
         .with_details(json!({ "problems": problems })));
     }
+    let warnings = crate::taxonomy::check(state.config.taxonomy, &descriptors)?;
     let remote_descriptors = remote.as_ref().map(|_| descriptors.clone());
     let registration = ProviderRegistration {
         node_id,
@@ -144,6 +153,7 @@ pub async fn register(
             provider: outcome.record,
             descriptors: outcome.descriptors,
             changed: outcome.changed,
+            warnings,
         }),
     ))
 }
