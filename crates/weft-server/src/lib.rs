@@ -28,3 +28,5 @@ pub mod state;
 
 pub use app::{ServeError, open, router, serve};
 pub use config::{ConfigFile, LogFormat, ServerConfig};
+/// The compatibility policies a node and its tenants choose from (`compatibility_policy`).
+pub use weft_registry::Policy;
