@@ -365,7 +365,8 @@ fn every_error_code_in_the_table_is_produced_with_its_status() {
     // The default policy (semver) refuses a breaking re-publish of an `id@version`.
     let before = descriptor("b", "1.0.0", "B");
     assert_eq!(
-        node.register(&admin, "pb", "n1", std::slice::from_ref(&before)).status,
+        node.register(&admin, "pb", "n1", std::slice::from_ref(&before))
+            .status,
         201
     );
     let mut after = before;

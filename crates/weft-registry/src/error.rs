@@ -118,8 +118,5 @@ fn breaking_message(refusals: &[Refusal]) -> String {
             )
         })
         .collect();
-    format!(
-        "breaking change: {}; nothing was published",
-        each.join("; ")
-    )
+    format!("{}; nothing was published", each.join("; "))
 }
