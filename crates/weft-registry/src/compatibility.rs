@@ -13,7 +13,7 @@ use weft_contract::{CapabilityVersion, Descriptor};
 use crate::error::RegistryError;
 use crate::ids::TenantId;
 use crate::policy::{Policy, PolicySource};
-use crate::registry::{Registry, TenantState};
+use crate::registry::{Registry, TenantState, VersionKey};
 
 /// Whether a policy lets a descriptor be published.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -144,7 +144,7 @@ pub(crate) struct Neighbours<'a> {
 /// A release compares with releases only: pre-releases promise nothing to the releases
 /// around them. A pre-release compares with the nearest lower version of any kind, for the
 /// record, and binds no higher version.
-pub fn nearest_versions<'a>(
+pub(crate) fn nearest_versions<'a>(
     known: impl IntoIterator<Item = &'a CapabilityVersion>,
     version: &CapabilityVersion,
 ) -> (Option<&'a CapabilityVersion>, Option<&'a CapabilityVersion>) {
@@ -165,14 +165,15 @@ pub fn nearest_versions<'a>(
     (lower, higher)
 }
 
-/// The largest bump `policy` allows for publishing `version` over an earlier `baseline`
-/// (`None` for the same `id@version` re-published).
-pub fn allowed_bump(
+/// The largest bump `policy` allows for publishing `version` over an earlier version
+/// `earlier` — or, when `earlier` is `None`, over the current revision of the same
+/// `id@version` (a re-publish).
+pub(crate) fn allowed_bump(
     policy: Policy,
-    baseline: Option<&CapabilityVersion>,
+    earlier: Option<&CapabilityVersion>,
     version: &CapabilityVersion,
 ) -> Bump {
-    match (policy, baseline) {
+    match (policy, earlier) {
         (Policy::None, _) => Bump::Major,
         // Re-publishing an `id@version`: documentation only, or nothing at all.
         (Policy::Semver, None) => Bump::Patch,
@@ -265,7 +266,7 @@ pub(crate) fn assess(
 ) -> CompatibilityCheck {
     let (policy, source) = t.compatibility.policy_for(descriptor.id(), node_default);
     let key = (descriptor.id().clone(), descriptor.version().clone());
-    let same_id = |((id, _), _): &(&crate::registry::VersionKey, _)| id == descriptor.id();
+    let same_id = |((id, _), _): &(&VersionKey, _)| id == descriptor.id();
     // Every other version of the id, the registration's own content winning.
     let mut others: BTreeMap<&CapabilityVersion, &Descriptor> = BTreeMap::new();
     let below = t.versions.range(..key.clone()).rev().take_while(same_id);

@@ -146,13 +146,25 @@ pub fn print_refusals(path: &Path, failure: &ApiFailure, url: &str) -> Result<()
 }
 
 /// After an accepted publish: the findings of every descriptor that has some, on stderr.
-pub fn print_accepted_findings(body: &Value, url: &str) -> Result<(), Failure> {
+/// The publish succeeded, so a check that cannot be read is only a warning.
+pub fn print_accepted_findings(body: &Value) -> std::io::Result<()> {
     let mut err = anstream::stderr();
     for outcome in items(body, "descriptors") {
         let Some(value) = outcome.get("compatibility") else {
             continue;
         };
-        let check: Check = parse(value, url)?;
+        let check = match Check::deserialize(value) {
+            Ok(check) => check,
+            Err(error) => {
+                writeln!(
+                    err,
+                    "weft: cannot read the compatibility check of {}@{}: {error}",
+                    super::text(outcome, "id"),
+                    super::text(outcome, "version")
+                )?;
+                continue;
+            }
+        };
         let successor_findings = check
             .successor
             .as_ref()

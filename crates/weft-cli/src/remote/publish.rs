@@ -95,10 +95,7 @@ fn publish(args: &PublishArgs) -> Result<(), Failure> {
         return Ok(());
     }
     print_outcomes(&reply.body)?;
-    super::compat::print_accepted_findings(
-        &reply.body,
-        &format!("{}{provider_path}", client.base()),
-    )?;
+    super::compat::print_accepted_findings(&reply.body)?;
     let mut err = anstream::stderr();
     let kept: Vec<String> = items(&reply.body, "descriptors")
         .iter()
