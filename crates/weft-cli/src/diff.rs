@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anstyle::{AnsiColor, Style};
 use clap::Args;
 use serde::Serialize;
-use weft_compat::{CompatReport, Effect, Finding, allowed, compare};
+use weft_compat::{CompatReport, allowed, compare};
 use weft_contract::Descriptor;
 
 use crate::check::{LimitArgs, load_file};
@@ -123,7 +123,6 @@ fn print_human(output: &DiffOutput) -> std::io::Result<()> {
     let mut out = anstream::stdout();
     let bold = Style::new().bold();
     let red = Style::new().fg_color(Some(AnsiColor::Red.into())).bold();
-    let yellow = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
     let green = Style::new().fg_color(Some(AnsiColor::Green.into())).bold();
     for c in &output.comparisons {
         let r = &c.report;
@@ -132,22 +131,7 @@ fn print_human(output: &DiffOutput) -> std::io::Result<()> {
             "{bold}{}{bold:#} {} -> {}",
             r.id, r.old_version, r.new_version
         )?;
-        let groups = [
-            ("breaking", red),
-            ("unknown", yellow),
-            ("compatible", green),
-            ("documentation", bold),
-        ];
-        for (name, style) in groups {
-            let found: Vec<&Finding> = r.findings.iter().filter(|f| group(f) == name).collect();
-            if found.is_empty() {
-                continue;
-            }
-            writeln!(out, "  {style}{name}{style:#} ({}):", found.len())?;
-            for f in found {
-                writeln!(out, "    {}  {}: {}", f.path, f.change, f.reason)?;
-            }
-        }
+        crate::findings::write_grouped(&mut out, &r.findings, "  ")?;
         if r.findings.is_empty() {
             writeln!(out, "  no changes")?;
         }
@@ -183,16 +167,6 @@ fn print_human(output: &DiffOutput) -> std::io::Result<()> {
         writeln!(out, "{bold}{id}{bold:#} added: only in NEW")?;
     }
     Ok(())
-}
-
-/// The group a finding is printed in.
-fn group(finding: &Finding) -> &'static str {
-    match finding.effect {
-        Effect::Breaking => "breaking",
-        Effect::Unknown => "unknown",
-        Effect::Compatible if finding.is_documentation() => "documentation",
-        Effect::Compatible => "compatible",
-    }
 }
 
 fn parse_version(text: &str) -> std::io::Result<weft_contract::CapabilityVersion> {

@@ -8,6 +8,7 @@ mod bench;
 mod check;
 mod diff;
 mod digest;
+mod findings;
 mod inputs;
 mod remote;
 mod report;
@@ -72,7 +73,13 @@ enum Command {
     /// are no longer served by it (their revision histories stay). Without --node the
     /// provider keeps its current node ("local" for a new provider).
     ///
-    /// Prints `id@version  revision  new|revised|unchanged` for each descriptor.
+    /// Prints `id@version  revision  new|revised|unchanged` for each descriptor, then on
+    /// stderr the compatibility findings of those that were compared with a published one.
+    /// When the tenant's compatibility policy refuses a descriptor (409 breaking_change)
+    /// nothing is published: every refused descriptor is printed with its findings grouped
+    /// as `weft diff` groups them, the required bump and the bump the policy allows, and the
+    /// exit status is 1. With --dry-run each descriptor is only checked
+    /// (docs/compatibility.md).
     Publish(remote::publish::PublishArgs),
     /// Call a capability: pin its revision, send the payload, print the result.
     ///

@@ -71,6 +71,13 @@ pub struct ServeArgs {
     /// accepted with a warning (advisory) [default: advisory].
     #[arg(long, env = "WEFT_TAXONOMY", value_name = "MODE")]
     pub taxonomy: Option<String>,
+    /// Compatibility policy of tenants that set none: semver, immutable or none
+    /// [default: semver].
+    #[arg(long, env = "WEFT_COMPATIBILITY_POLICY", value_name = "POLICY")]
+    pub compatibility_policy: Option<String>,
+    /// Most per-capability policy overrides one tenant may set [default: 1000].
+    #[arg(long, env = "WEFT_MAX_COMPATIBILITY_OVERRIDES", value_name = "N")]
+    pub max_compatibility_overrides: Option<usize>,
 }
 
 fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
@@ -136,6 +143,14 @@ fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
     if let Some(mode) = &args.taxonomy {
         config.taxonomy = weft_taxonomy::BindingMode::parse(mode)
             .ok_or_else(|| format!("invalid taxonomy mode {mode:?}: use enforced or advisory"))?;
+    }
+    if let Some(name) = &args.compatibility_policy {
+        config.compatibility_policy = weft_server::Policy::parse(name).ok_or_else(|| {
+            format!("invalid compatibility policy {name:?}: use semver, immutable or none")
+        })?;
+    }
+    if let Some(n) = args.max_compatibility_overrides {
+        config.max_compatibility_overrides = n;
     }
     config.validate().map_err(|e| e.to_string())?;
     Ok(config)

@@ -104,7 +104,7 @@ fn every_error_code_in_the_table_is_produced_with_its_status() {
     let admin = node.admin();
     let read = node.token(&admin, None, &["capabilities:read"]);
     let table = error_table();
-    assert_eq!(table.len(), 26, "{table:?}");
+    assert_eq!(table.len(), 27, "{table:?}");
     let mut seen = BTreeMap::new();
     let put =
         |path: &str, body: &str| node.call("PUT", path, Some(&admin), Some(body.as_bytes()), &[]);
@@ -360,6 +360,22 @@ fn every_error_code_in_the_table_is_produced_with_its_status() {
     assert_eq!(
         r.body["error"]["details"],
         json!({"requested": 0, "oldest": 2})
+    );
+
+    // The default policy (semver) refuses a breaking re-publish of an `id@version`.
+    let before = descriptor("b", "1.0.0", "B");
+    assert_eq!(
+        node.register(&admin, "pb", "n1", std::slice::from_ref(&before))
+            .status,
+        201
+    );
+    let mut after = before;
+    after["input_schema"] = json!({"type": "object", "required": ["x"]});
+    saw(
+        &mut seen,
+        &node.register(&admin, "pb", "n1", &[after]),
+        409,
+        "breaking_change",
     );
 
     let big = format!(

@@ -1,9 +1,10 @@
 //! What one change is, what it does to callers, and which version bump it needs.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a change does to the parties that rely on the old descriptor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Effect {
     /// Everything that worked against the old descriptor still works.
@@ -26,7 +27,8 @@ impl Effect {
 }
 
 /// A SemVer bump, smallest first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Bump {
     /// Nothing changed.
@@ -52,7 +54,8 @@ impl Bump {
 }
 
 /// One change between two descriptors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Finding {
     /// JSON pointer into the descriptor (the new one; the old one for something removed).
     pub path: String,

@@ -2,6 +2,7 @@
 
 use thiserror::Error;
 
+use crate::compatibility::Refusal;
 use crate::ids::IdentityError;
 use crate::store::StoreError;
 
@@ -33,6 +34,21 @@ pub enum RegistryError {
         /// The oldest event still retained.
         oldest: u64,
     },
+    /// The compatibility policy refused one or more descriptors of a registration; nothing
+    /// was written.
+    #[error("{}", breaking_message(.refusals))]
+    BreakingChange {
+        /// Every refused descriptor, with the comparison that refused it.
+        refusals: Vec<Refusal>,
+    },
+    /// Compatibility settings with more per-capability overrides than the node allows.
+    #[error("{count} compatibility overrides exceed this node's limit of {limit}")]
+    TooManyOverrides {
+        /// How many were sent.
+        count: usize,
+        /// The node's limit (`max_compatibility_overrides`).
+        limit: usize,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -54,7 +70,10 @@ impl RegistryError {
         match self {
             RegistryError::NotFound { .. } => "not_found",
             RegistryError::Conflict(_) => "conflict",
-            RegistryError::InvalidIdentity(_) | RegistryError::Invalid(_) => "invalid_request",
+            RegistryError::InvalidIdentity(_)
+            | RegistryError::Invalid(_)
+            | RegistryError::TooManyOverrides { .. } => "invalid_request",
+            RegistryError::BreakingChange { .. } => "breaking_change",
             RegistryError::EventsGone { .. } => "events_gone",
             RegistryError::Store(_) | RegistryError::Corrupt { .. } => "internal",
         }
@@ -64,4 +83,40 @@ impl RegistryError {
     pub fn not_found(what: impl Into<String>) -> Self {
         RegistryError::NotFound { what: what.into() }
     }
+}
+
+/// `echo@1.1.0 needs a major bump where minor is allowed (policy semver); …; nothing was
+/// published`.
+fn breaking_message(refusals: &[Refusal]) -> String {
+    let each: Vec<String> = refusals
+        .iter()
+        .map(|r| {
+            let check = &r.check;
+            let (required, allowed, against) = match &check.successor {
+                Some(s) if check.required_bump <= check.allowed_bump => (
+                    s.required_bump,
+                    s.allowed_bump,
+                    format!(" against {}@{}", s.successor.id, s.successor.version),
+                ),
+                _ => (
+                    check.required_bump,
+                    check.allowed_bump,
+                    check
+                        .baseline
+                        .as_ref()
+                        .map(|b| format!(" against {}@{} {}", b.id, b.version, b.revision))
+                        .unwrap_or_default(),
+                ),
+            };
+            format!(
+                "{}@{} needs a {} bump{against} where {} is allowed (policy {})",
+                r.id,
+                r.version,
+                required.as_str(),
+                allowed.as_str(),
+                check.policy
+            )
+        })
+        .collect();
+    format!("{}; nothing was published", each.join("; "))
 }

@@ -8,6 +8,7 @@ use weft_contract::{CapabilityId, CapabilityVersion, Descriptor};
 use crate::error::RegistryError;
 use crate::ids::TenantId;
 use crate::model::{ProviderRecord, TenantRecord, TokenRecord, VersionRecord};
+use crate::policy::{CompatibilitySettings, SettingsRecord};
 use crate::registry::{RegistryOptions, State, TenantState, VersionState, decode};
 use crate::store::{Store, Table};
 
@@ -45,6 +46,24 @@ pub(crate) fn load_state(
             .tokens_by_hash
             .insert(token.secret_sha256.clone(), token.id.clone());
         state.tokens.insert(token.id.clone(), token);
+    }
+    for (key, bytes) in store.scan(Table::Compatibility)? {
+        let record: SettingsRecord = decode(Table::Compatibility, &key, &bytes)?;
+        let settings = CompatibilitySettings::from_record(record).map_err(|message| {
+            RegistryError::Corrupt {
+                table: Table::Compatibility.name(),
+                key: key.clone(),
+                message,
+            }
+        })?;
+        let tenant = TenantId::parse(&key).map_err(|e| RegistryError::Corrupt {
+            table: Table::Compatibility.name(),
+            key: key.clone(),
+            message: e.to_string(),
+        })?;
+        if let Some(t) = state.tenants.get_mut(&tenant) {
+            t.compatibility = settings;
+        }
     }
     let mut descriptors: HashMap<String, Arc<Descriptor>> = HashMap::new();
     for (key, bytes) in store.scan(Table::Versions)? {

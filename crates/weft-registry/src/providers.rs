@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::json;
 use weft_contract::Descriptor;
 
+use crate::compatibility::{CompatibilityCheck, Refusal, assess};
 use crate::error::RegistryError;
 use crate::ids::{NodeId, ProviderId, TenantId};
 use crate::model::{EventRecord, ProviderRecord, RevisionEntry, ServedDescriptor, VersionRecord};
@@ -39,6 +40,10 @@ pub struct DescriptorOutcome {
     pub revision: String,
     /// What happened.
     pub status: PublishStatus,
+    /// The compatibility check, when the descriptor was compared with a published one
+    /// (absent for `unchanged` and for a capability's first version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compatibility: Option<CompatibilityCheck>,
 }
 
 /// The result of `register_provider`.
@@ -117,6 +122,10 @@ impl Registry {
     /// it becomes the new current revision of that `id@version`, and the old one stays in
     /// its history. Identity stays separate: the provider id names who serves, the node id
     /// where, the descriptor `id@version` what.
+    ///
+    /// Every new or changed descriptor is judged by the tenant's compatibility policy
+    /// (`compatibility::assess`); if any is refused the whole registration is refused with
+    /// [`RegistryError::BreakingChange`] and nothing is written.
     pub fn register_provider(
         &self,
         tenant: &TenantId,
@@ -137,13 +146,44 @@ impl Registry {
             .tenants
             .get_mut(tenant)
             .ok_or_else(|| RegistryError::not_found(format!("tenant {tenant}")))?;
+        let mut checks = Vec::with_capacity(registration.descriptors.len());
+        let mut refusals = Vec::new();
+        for (index, d) in registration.descriptors.iter().enumerate() {
+            let key = (d.id().clone(), d.version().clone());
+            let unchanged = tenant_state
+                .versions
+                .get(&key)
+                .is_some_and(|v| v.record.current == d.revision().as_str());
+            if unchanged {
+                checks.push(None);
+                continue;
+            }
+            let check = assess(
+                tenant_state,
+                self.options.default_policy,
+                d,
+                &registration.descriptors,
+            );
+            if !check.allowed() {
+                refusals.push(Refusal {
+                    index,
+                    id: d.id().to_string(),
+                    version: d.version().to_string(),
+                    check: check.clone(),
+                });
+            }
+            checks.push(check.compared().then_some(check));
+        }
+        if !refusals.is_empty() {
+            return Err(RegistryError::BreakingChange { refusals });
+        }
         let now = now_rfc3339();
         let existing = tenant_state.providers.get(&provider).cloned();
         let mut writes = Vec::new();
         let mut events = EventBatch::new(tenant_state);
         let mut outcomes = Vec::new();
         let mut new_versions = Vec::new();
-        for d in &registration.descriptors {
+        for (d, check) in registration.descriptors.iter().zip(checks) {
             let key = (d.id().clone(), d.version().clone());
             let revision = d.revision().to_string();
             let (status, record) = match tenant_state.versions.get(&key) {
@@ -189,14 +229,21 @@ impl Registry {
                     .versions
                     .get(&key)
                     .map(|v| v.record.current.clone());
+                let mut data = json!({"id": record.id, "version": record.version,
+                    "revision": revision, "previous_revision": previous, "provider_id": provider});
+                if let (Some(check), Some(fields)) = (&check, data.as_object_mut()) {
+                    // Serializing a plain record cannot fail.
+                    if let Ok(value) = serde_json::to_value(check) {
+                        fields.insert("compatibility".into(), value);
+                    }
+                }
                 events.push(
                     if status == PublishStatus::New {
                         "capability.published"
                     } else {
                         "capability.revised"
                     },
-                    json!({"id": record.id, "version": record.version, "revision": revision,
-                           "previous_revision": previous, "provider_id": provider}),
+                    data,
                 );
                 new_versions.push((key, record, Arc::new(d.clone())));
             }
@@ -205,6 +252,7 @@ impl Registry {
                 version: d.version().to_string(),
                 revision,
                 status,
+                compatibility: check,
             });
         }
         let served: Vec<ServedDescriptor> = outcomes

@@ -19,6 +19,7 @@ use crate::ids::{NodeId, ProviderId, Scope, TenantId};
 use crate::model::{
     EventRecord, IdempotencyRecord, ProviderRecord, TenantRecord, TokenRecord, VersionRecord,
 };
+use crate::policy::{CompatibilitySettings, Policy};
 use crate::store::{Store, Table, Write};
 use crate::util::{base64url, now_rfc3339, now_unix, random_bytes, sha256_hex, tenant_key};
 
@@ -31,7 +32,14 @@ pub struct RegistryOptions {
     pub idempotency_ttl: Duration,
     /// Limits used to rebuild stored descriptors.
     pub limits: Limits,
+    /// The compatibility policy of tenants that set no default of their own.
+    pub default_policy: Policy,
+    /// The most per-capability policy overrides one tenant may set.
+    pub max_policy_overrides: usize,
 }
+
+/// Default of [`RegistryOptions::max_policy_overrides`].
+pub const DEFAULT_MAX_POLICY_OVERRIDES: usize = 1000;
 
 impl Default for RegistryOptions {
     fn default() -> Self {
@@ -39,6 +47,8 @@ impl Default for RegistryOptions {
             event_retention: 10_000,
             idempotency_ttl: Duration::from_secs(24 * 60 * 60),
             limits: Limits::default(),
+            default_policy: Policy::default(),
+            max_policy_overrides: DEFAULT_MAX_POLICY_OVERRIDES,
         }
     }
 }
@@ -117,6 +127,8 @@ pub(crate) struct TenantState {
     pub(crate) next_event: u64,
     /// The oldest retained event id (equal to `next_event` when none is retained).
     pub(crate) oldest_event: u64,
+    /// The tenant's compatibility policy settings.
+    pub(crate) compatibility: CompatibilitySettings,
 }
 
 impl TenantState {
@@ -130,6 +142,7 @@ impl TenantState {
             lapsed: BTreeSet::new(),
             next_event: 1,
             oldest_event: 1,
+            compatibility: CompatibilitySettings::default(),
         }
     }
 

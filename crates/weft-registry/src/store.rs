@@ -32,11 +32,13 @@ pub enum Table {
     Events,
     /// Stored responses for idempotent replay, keyed by `tenant/route/key`.
     Idempotency,
+    /// Each tenant's compatibility settings, keyed by tenant id.
+    Compatibility,
 }
 
 impl Table {
     /// Every table.
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 8] = [
         Table::Tenants,
         Table::Tokens,
         Table::Providers,
@@ -44,6 +46,7 @@ impl Table {
         Table::Contents,
         Table::Events,
         Table::Idempotency,
+        Table::Compatibility,
     ];
 
     /// The table's stable name (also its name on disk).
@@ -56,6 +59,7 @@ impl Table {
             Table::Contents => "contents",
             Table::Events => "events",
             Table::Idempotency => "idempotency",
+            Table::Compatibility => "compatibility",
         }
     }
 }

@@ -97,6 +97,14 @@ fn api_routes(state: AppState) -> Router<AppState> {
             "/v1/tenants",
             post(routes::admin::create_tenant).get(routes::admin::list_tenants),
         )
+        .route(
+            "/v1/tenants/{tenant}/compatibility",
+            get(routes::compatibility::get_settings).put(routes::compatibility::put_settings),
+        )
+        .route(
+            "/v1/compatibility/check",
+            post(routes::compatibility::check),
+        )
         // Layers run bottom-up: authenticate first, then idempotency (which needs the tenant).
         .layer(idempotency::IdempotencyLayer::new(state.clone()))
         .layer(layers::AuthLayer::new(state))
@@ -167,6 +175,8 @@ pub fn open(config: ServerConfig) -> Result<(AppState, Option<String>), ServeErr
             event_retention: config.event_retention,
             idempotency_ttl: Duration::from_secs(config.idempotency_hours.saturating_mul(3600)),
             limits,
+            default_policy: config.compatibility_policy,
+            max_policy_overrides: config.max_compatibility_overrides,
         },
     )?;
     let secret = registry.bootstrap()?;

@@ -21,6 +21,9 @@ pub const MIN_HEADER_READ_TIMEOUT_SECONDS: f64 = 0.1;
 /// Largest accepted [`ServerConfig::header_read_timeout_seconds`].
 pub const MAX_HEADER_READ_TIMEOUT_SECONDS: f64 = 3600.0;
 
+/// Largest accepted [`ServerConfig::max_compatibility_overrides`].
+pub const MAX_COMPATIBILITY_OVERRIDES: usize = 100_000;
+
 /// How logs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -112,6 +115,10 @@ pub struct ServerConfig {
     /// Whether ids in a standard taxonomy domain that are not standard ids are refused
     /// (`enforced`) or accepted with a warning (`advisory`, the default); docs/taxonomy.md.
     pub taxonomy: weft_taxonomy::BindingMode,
+    /// The compatibility policy of tenants that set no default of their own.
+    pub compatibility_policy: weft_registry::Policy,
+    /// The most per-capability policy overrides one tenant may set.
+    pub max_compatibility_overrides: usize,
 }
 
 /// The config file's shape: every field optional, unknown keys refused.
@@ -158,6 +165,10 @@ pub struct ConfigFile {
     pub managed: Vec<ManagedEntry>,
     /// See [`ServerConfig::taxonomy`].
     pub taxonomy: Option<weft_taxonomy::BindingMode>,
+    /// See [`ServerConfig::compatibility_policy`].
+    pub compatibility_policy: Option<weft_registry::Policy>,
+    /// See [`ServerConfig::max_compatibility_overrides`].
+    pub max_compatibility_overrides: Option<usize>,
 }
 
 /// Why the configuration is unusable.
@@ -245,6 +256,10 @@ impl ServerConfig {
                 .unwrap_or(DEFAULT_HEADER_READ_TIMEOUT_SECONDS),
             managed: file.managed,
             taxonomy: file.taxonomy.unwrap_or_default(),
+            compatibility_policy: file.compatibility_policy.unwrap_or_default(),
+            max_compatibility_overrides: file
+                .max_compatibility_overrides
+                .unwrap_or(weft_registry::DEFAULT_MAX_POLICY_OVERRIDES),
         };
         config.validate()?;
         Ok(config)
@@ -298,6 +313,12 @@ impl ServerConfig {
             return invalid(
                 "header_read_timeout_seconds",
                 "must be from 0.1 to 3600 seconds",
+            );
+        }
+        if self.max_compatibility_overrides > MAX_COMPATIBILITY_OVERRIDES {
+            return invalid(
+                "max_compatibility_overrides",
+                &format!("must be at most {MAX_COMPATIBILITY_OVERRIDES}"),
             );
         }
         for entry in &self.managed {

@@ -21,6 +21,7 @@ pub const ERROR_CODES: &[(&str, u16)] = &[
     ("idempotency_key_reused", 409),
     ("idempotency_key_in_flight", 409),
     ("revision_mismatch", 409),
+    ("breaking_change", 409),
     ("events_gone", 410),
     ("payload_too_large", 413),
     ("invalid_descriptor", 422),
@@ -138,6 +139,17 @@ impl From<RegistryError> for ApiError {
             RegistryError::EventsGone { requested, oldest } => {
                 ApiError::new("events_gone", error.to_string())
                     .with_details(serde_json::json!({"requested": requested, "oldest": oldest}))
+            }
+            RegistryError::BreakingChange { refusals } => {
+                ApiError::new("breaking_change", error.to_string())
+                    .with_details(serde_json::json!({ "refusals": refusals }))
+            }
+            RegistryError::TooManyOverrides { limit, .. } => {
+                ApiError::new(error.code(), error.to_string()).with_details(serde_json::json!({
+                    "limit": limit,
+                    "problems": [{"pointer": "/overrides", "code": "too_many_overrides",
+                                  "message": error.to_string()}],
+                }))
             }
             _ => ApiError::new(error.code(), error.to_string()),
         }

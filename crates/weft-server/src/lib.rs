@@ -30,3 +30,5 @@ pub mod taxonomy;
 
 pub use app::{ServeError, node_service, open, serve};
 pub use config::{ConfigFile, LogFormat, ServerConfig};
+/// The compatibility policies a node and its tenants choose from (`compatibility_policy`).
+pub use weft_registry::Policy;

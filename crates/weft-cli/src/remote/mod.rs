@@ -7,6 +7,7 @@ pub mod admin;
 pub mod call;
 pub mod call_stream;
 pub mod client;
+pub mod compat;
 pub mod discover;
 pub mod publish;
 pub mod table;

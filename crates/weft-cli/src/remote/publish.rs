@@ -23,9 +23,9 @@ pub const DEFAULT_NODE: &str = "local";
 pub struct PublishArgs {
     /// A descriptor file (JSON or TOML): one descriptor, or a `descriptors` list.
     pub file: PathBuf,
-    /// The provider to register.
-    #[arg(long, value_name = "PROVIDER")]
-    pub provider: String,
+    /// The provider to register (not needed with --dry-run).
+    #[arg(long, value_name = "PROVIDER", required_unless_present = "dry_run")]
+    pub provider: Option<String>,
     /// The node the provider runs on [default: the provider's current node, else "local"].
     #[arg(long, value_name = "NODE")]
     pub node: Option<String>,
@@ -36,6 +36,11 @@ pub struct PublishArgs {
     /// Print the API's JSON answer instead of one line per descriptor.
     #[arg(long)]
     pub json: bool,
+    /// Only check each descriptor against the node's compatibility policy
+    /// (POST /v1/compatibility/check) and print the verdicts; nothing is published. Exits 1
+    /// when any descriptor would be refused.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub limits: LimitArgs,
     #[command(flatten)]
@@ -50,7 +55,14 @@ pub fn run(args: &PublishArgs) -> std::io::Result<bool> {
 fn publish(args: &PublishArgs) -> Result<(), Failure> {
     let descriptors = read_descriptors(&args.file, args)?;
     let client = args.connect.client()?;
-    let provider_path = format!("/v1/providers/{}", encode(&args.provider));
+    if args.dry_run {
+        return super::compat::dry_run(&client, &descriptors, args.json);
+    }
+    let provider = args
+        .provider
+        .as_deref()
+        .ok_or_else(|| Failure::Usage("--provider is required to publish".into()))?;
+    let provider_path = format!("/v1/providers/{}", encode(provider));
     let previous = current_provider(&client, &provider_path, args.node.is_none())?;
     let node = match (&args.node, &previous) {
         (Some(node), _) => node.clone(),
@@ -71,6 +83,12 @@ fn publish(args: &PublishArgs) -> Result<(), Failure> {
             print_remote_problems(&args.file, &failure)?;
             return Err(Failure::Api(failure));
         }
+        // 409 `breaking_change`: the tenant's compatibility policy refused a descriptor.
+        Err(Failure::Api(failure)) if failure.code == "breaking_change" => {
+            let url = format!("{}{provider_path}", client.base());
+            super::compat::print_refusals(&args.file, &failure, &url)?;
+            return Err(Failure::Api(failure));
+        }
         Err(failure) => return Err(failure),
     };
     if args.json {
@@ -78,6 +96,7 @@ fn publish(args: &PublishArgs) -> Result<(), Failure> {
         return Ok(());
     }
     print_outcomes(&reply.body)?;
+    super::compat::print_accepted_findings(&reply.body)?;
     let mut err = anstream::stderr();
     // Advisory-mode taxonomy warnings: accepted, but the id should use `custom.`.
     let warn = Style::new().fg_color(Some(AnsiColor::Yellow.into())).bold();
@@ -101,11 +120,7 @@ fn publish(args: &PublishArgs) -> Result<(), Failure> {
         for served in items(previous, "descriptors") {
             let id = qualified(served);
             if !kept.contains(&id) {
-                writeln!(
-                    err,
-                    "weft: provider {} no longer serves {id}",
-                    args.provider
-                )?;
+                writeln!(err, "weft: provider {provider} no longer serves {id}")?;
             }
         }
     }
@@ -124,8 +139,7 @@ fn publish(args: &PublishArgs) -> Result<(), Failure> {
     };
     writeln!(
         err,
-        "weft: {verb} provider {} on node {node}: {} new, {} revised, {} unchanged",
-        args.provider,
+        "weft: {verb} provider {provider} on node {node}: {} new, {} revised, {} unchanged",
         count("new"),
         count("revised"),
         count("unchanged")

@@ -23,7 +23,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The environment variables `weft serve` reads; cleared so the host cannot leak settings in.
-const WEFT_VARS: [&str; 12] = [
+const WEFT_VARS: [&str; 14] = [
     "WEFT_LISTEN",
     "WEFT_DATA_DIR",
     "WEFT_CONFIG",
@@ -36,6 +36,8 @@ const WEFT_VARS: [&str; 12] = [
     "WEFT_LOG",
     "WEFT_HEADER_READ_TIMEOUT",
     "WEFT_TAXONOMY",
+    "WEFT_COMPATIBILITY_POLICY",
+    "WEFT_MAX_COMPATIBILITY_OVERRIDES",
 ];
 
 /// The `weft serve` command for `data_dir` with extra arguments, environment cleaned.

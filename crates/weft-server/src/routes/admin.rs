@@ -108,7 +108,10 @@ pub struct TenantList {
 }
 
 /// The tenant an admin acts on: its own, or (operators only) the one named.
-fn target_tenant(principal: &Principal, named: Option<&str>) -> Result<TenantId, ApiError> {
+pub(crate) fn target_tenant(
+    principal: &Principal,
+    named: Option<&str>,
+) -> Result<TenantId, ApiError> {
     match named {
         None => Ok(principal.tenant.clone()),
         Some(name) if name == principal.tenant.as_str() => Ok(principal.tenant.clone()),

@@ -4,9 +4,8 @@ use axum::Json;
 use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 use utoipa::ToSchema;
-use weft_contract::Descriptor;
 use weft_registry::model::ProviderRecord;
 use weft_registry::{
     DescriptorOutcome, NodeId, Principal, ProviderId, ProviderRegistration, Scope,
@@ -70,6 +69,13 @@ fn provider_id(text: &str) -> Result<ProviderId, ApiError> {
 /// node's `taxonomy` mode `enforced` ids in a standard domain must be standard; otherwise
 /// the answer is 422 `taxonomy_mismatch` with every problem in `details.problems[]`
 /// (docs/taxonomy.md).
+///
+/// Every new or changed descriptor is then judged by the tenant's compatibility policy
+/// (`docs/compatibility.md`); if any is refused the answer is 409 `breaking_change` with
+/// `details.refusals[]` (each: `index`, `id`, `version`, and the check: `policy`,
+/// `baseline`, `required_bump`, `allowed_bump`, `findings`, …) and nothing is stored.
+/// Accepted descriptors that were compared with a published one carry their check as
+/// `compatibility`.
 #[utoipa::path(put, path = "/v1/providers/{provider_id}", tag = "providers",
     params(("provider_id" = String, Path), ("Idempotency-Key" = Option<String>, Header)),
     request_body = RegisterProvider,
@@ -90,27 +96,12 @@ pub async fn register(
     let body = body.value;
     let node_id = NodeId::parse(&body.node_id).map_err(|e| ApiError::invalid(e.to_string()))?;
     let remote = crate::remote::parse_transport(body.transport.as_ref())?;
-    let mut descriptors = Vec::with_capacity(body.descriptors.len());
-    let mut problems = Vec::new();
-    for (index, value) in body.descriptors.iter().enumerate() {
-        match Descriptor::from_value(value, &state.limits) {
-            Ok(d) => descriptors.push(d),
-            Err(errors) => problems.extend(errors.iter().map(|e| {
-                json!({"index": index, "pointer": format!("/descriptors/{index}{}", e.pointer),
-                       "code": e.code(), "message": e.to_string()})
-            })),
-        }
-    }
-    if !problems.is_empty() {
-        return Err(ApiError::new(
-            "invalid_descriptor",
-            format!(
-                "{} problem(s) in the descriptors; nothing was published",
-                problems.len()
-            ),
-        )
-        .with_details(json!({ "problems": problems })));
-    }
+    let descriptors = super::build_descriptors(
+        &body.descriptors,
+        &state.limits,
+        super::DescriptorsAt::List,
+        "nothing was published",
+    )?;
     let warnings = crate::taxonomy::check(state.config.taxonomy, &descriptors)?;
     let remote_descriptors = remote.as_ref().map(|_| descriptors.clone());
     let registration = ProviderRegistration {
