@@ -1,6 +1,6 @@
 //! The standard capability taxonomy: which capability ids mean the same thing everywhere.
 //!
-//! The Swarmwage capability taxonomy v0.1 (committed in `spec/`) names capabilities
+//! The Swarmwage capability taxonomy v0.1 (seed 004 of the spec) names capabilities
 //! `<domain>.<action>[.<modifier>]*[.<format>]` — lowercase, dot-separated — and fixes, for
 //! each standard one, an input schema, an output schema and a verification rule.
 //! Out-of-tree capabilities are `custom.<provider>.<capability>`. This crate owns:

@@ -2,7 +2,7 @@
 //!
 //! A row is identified by its pattern exactly as the seed writes it
 //! (`audio.transcribe.{lang}.text`). Each row keeps the seed's input, output and
-//! verification columns verbatim (tests compare them with the committed copy of the seed)
+//! verification columns verbatim (tests compare them with the seed page itself)
 //! and builds its JSON Schemas from them; placeholder rows build schemas for a concrete id
 //! from its bindings where a binding changes the contract (the weather format, the scraped
 //! host).
