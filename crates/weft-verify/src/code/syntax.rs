@@ -87,7 +87,38 @@ pub(crate) fn analyse(language: &str, code: &str) -> Result<Syntax, String> {
     let tree = parser
         .parse(code, None)
         .ok_or_else(|| format!("the {language} parser gave no tree"))?;
-    Ok(walk(&tree, code.as_bytes()))
+    let mut syntax = walk(&tree, code.as_bytes());
+    // A grammar can stop early without an error node (tree-sitter-kotlin-ng leaves
+    // "Sure! Here is…" after `Sure` outside every node): text no top-level node covers is
+    // no code.
+    let root = tree.root_node();
+    let end = (0..root.child_count())
+        .filter_map(|index| root.child(index))
+        .map(|child| child.end_byte())
+        .max()
+        .unwrap_or(0);
+    if syntax.first_error.is_none() && end < code.trim_end().len() {
+        let before = code.get(..end).unwrap_or_default();
+        let line = before.matches('\n').count() + 1;
+        let column = before
+            .rsplit('\n')
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .count()
+            + 1;
+        let snippet: String = code
+            .get(end..)
+            .unwrap_or_default()
+            .chars()
+            .take(40)
+            .collect();
+        syntax.first_error = Some(format!(
+            "the parser stopped at {line}:{column}, before `{}`",
+            snippet.trim()
+        ));
+    }
+    Ok(syntax)
 }
 
 /// Without parsers compiled in, nothing can be parsed.
@@ -123,8 +154,12 @@ fn walk(tree: &tree_sitter::Tree, source: &[u8]) -> Syntax {
                 format!("syntax error at {at} near `{snippet}`")
             });
         }
-        let is_definition = node.is_named() && DEFINITION_KINDS.contains(&node.kind());
-        if is_definition && let Some(name) = node.child_by_field_name("name") {
+        // A definition names something (Python's root is a `module` without a name).
+        let name = (node.is_named() && DEFINITION_KINDS.contains(&node.kind()))
+            .then(|| node.child_by_field_name("name"))
+            .flatten();
+        let is_definition = name.is_some();
+        if let Some(name) = name {
             let name = text(name);
             if !definition_path.contains(&true) {
                 syntax.top_level.insert(name.clone());
@@ -134,6 +169,7 @@ fn walk(tree: &tree_sitter::Tree, source: &[u8]) -> Syntax {
         let kind = node.kind();
         if node.is_named()
             && node.child_count() == 0
+            && kind != "package_identifier"
             && (kind.ends_with("identifier") || kind == "constant" || kind == "name")
         {
             syntax.identifiers.insert(text(node));
@@ -147,9 +183,40 @@ fn walk(tree: &tree_sitter::Tree, source: &[u8]) -> Syntax {
                 break;
             }
             if !cursor.goto_parent() {
+                if syntax.first_error.is_none() && tree.root_node().has_error() {
+                    syntax.first_error = Some(hidden_error(tree.root_node(), source));
+                }
                 return syntax;
             }
             definition_path.pop();
         }
     }
+}
+
+/// Where an error is when no visible node is `ERROR` or `MISSING` (a grammar can insert a
+/// missing hidden token under a visible node): the deepest, first node that contains an error.
+#[cfg(feature = "code-parsers")]
+fn hidden_error(root: tree_sitter::Node<'_>, source: &[u8]) -> String {
+    let mut node = root;
+    loop {
+        let mut cursor = node.walk();
+        let next = node.children(&mut cursor).find(|child| child.has_error());
+        match next {
+            Some(child) => node = child,
+            None => break,
+        }
+    }
+    let position = node.start_position();
+    let snippet: String = node
+        .utf8_text(source)
+        .unwrap_or_default()
+        .chars()
+        .take(40)
+        .collect();
+    format!(
+        "syntax error at {}:{} in `{}` near `{snippet}`",
+        position.row + 1,
+        position.column + 1,
+        node.kind()
+    )
 }
