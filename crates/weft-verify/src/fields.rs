@@ -23,6 +23,8 @@ pub(crate) enum Kind {
     Obj,
     /// An array whose every item is a number.
     NumArr,
+    /// An array whose every item is a string.
+    StrArr,
 }
 
 impl Kind {
@@ -35,6 +37,7 @@ impl Kind {
             Kind::Arr => "an array",
             Kind::Obj => "an object",
             Kind::NumArr => "an array of numbers",
+            Kind::StrArr => "an array of strings",
         }
     }
 
@@ -49,6 +52,9 @@ impl Kind {
             Kind::NumArr => value
                 .as_array()
                 .is_some_and(|items| items.iter().all(Value::is_number)),
+            Kind::StrArr => value
+                .as_array()
+                .is_some_and(|items| items.iter().all(Value::is_string)),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! [`VerificationReport`]: `{"passed": bool, "checks": [{"name", "passed", "detail"}]}` with
 //! every check of the row, including those that could not run because an earlier one failed.
 //!
-//! Checks use the field's libraries: `png` decoding and `image_hasher` perceptual hashes,
+//! Checks use the field's libraries: `png` decoding (with a difference hash over its pixels),
 //! `roxmltree`/`svgtypes` for SVG, `symphonia` for MP3, `whatlang` for language detection,
 //! tree-sitter grammars for the eleven programming languages (feature `code-parsers`, on by
 //! default), `iso_currency`, `chrono`, `url`, `geojson` and `exmex`. Every limit and tolerance

@@ -6,11 +6,17 @@
 //! [`VerifyOptions::max_image_pixels`] is refused before any pixel buffer is allocated, and
 //! the decoder's own allocations are capped by `png::Limits`. The whole stream is read to
 //! `IEND`, so truncated files and bad checksums fail.
+//!
+//! The perceptual hash is the standard difference hash (dHash, Krawetz): luminance
+//! (ITU-R BT.601 weights) averaged over a 9×8 grid of equal areas, one bit per horizontally
+//! adjacent pair, set when the left cell is darker than the right — 64 bits. It is computed
+//! here over the decoded pixels rather than with `image_hasher`, which would add the `image`
+//! crate's colour management (`moxcms`, `pxfm`) and `rustdct`/`rustfft` — about a quarter of
+//! this crate's clean build — for these thirty lines.
 
 use std::io::Cursor;
 
 use base64::Engine as _;
-use image_hasher::{HashAlg, HasherConfig, ImageHash};
 use serde_json::Value;
 
 use crate::fields;
@@ -144,12 +150,17 @@ impl DecodedPng {
         pixels.all(|pixel| pixel == first).then_some(first)
     }
 
-    /// The gradient (dHash) perceptual hash of the image, 8×8 bits.
-    pub(crate) fn perceptual_hash(&self) -> Result<ImageHash, String> {
-        let raw: Vec<u8> = self.rgba_pixels().flatten().collect();
-        let image = image::RgbaImage::from_raw(self.width, self.height, raw)
-            .ok_or_else(|| "decoded pixel buffer does not match the dimensions".to_owned())?;
-        Ok(hasher().hash_image(&image::DynamicImage::ImageRgba8(image)))
+    /// The 64-bit difference hash (dHash) of the image.
+    pub(crate) fn perceptual_hash(&self) -> u64 {
+        let luminance: Vec<f64> = self
+            .rgba_pixels()
+            .map(|[r, g, b, a]| {
+                // Composited over black: a transparent pixel is as dark as its opacity.
+                let opacity = f64::from(a) / 255.0;
+                (0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)) * opacity
+            })
+            .collect();
+        difference_hash(&luminance, self.width as usize, self.height as usize)
     }
 
     /// Every sample is 0 or the bit depth's maximum, and a pixel's colour channels agree:
@@ -187,17 +198,83 @@ impl DecodedPng {
     }
 }
 
-/// The perceptual hasher every check uses: gradient (dHash), 8×8.
-fn hasher() -> image_hasher::Hasher {
-    HasherConfig::new()
-        .hash_alg(HashAlg::Gradient)
-        .hash_size(8, 8)
-        .to_hasher()
+/// Columns and rows of the dHash grid: 9 × 8 cells give 8 × 8 comparisons.
+const HASH_COLUMNS: usize = 9;
+const HASH_ROWS: usize = 8;
+
+/// dHash of a `width`×`height` luminance image: cell (i, j) averages the pixels of the
+/// `i`-th of 9 equal column bands and `j`-th of 8 equal row bands (at least one pixel each);
+/// bit `8j + i` is set when cell (i, j) is darker than cell (i + 1, j).
+pub(crate) fn difference_hash(luminance: &[f64], width: usize, height: usize) -> u64 {
+    let band = |index: usize, cells: usize, size: usize| {
+        let start = (index * size / cells).min(size.saturating_sub(1));
+        let end = ((index + 1) * size / cells).max(start + 1).min(size.max(1));
+        start..end
+    };
+    let mut grid = [[0.0f64; HASH_COLUMNS]; HASH_ROWS];
+    for (row, cells) in grid.iter_mut().enumerate() {
+        let rows = band(row, HASH_ROWS, height);
+        for (column, cell) in cells.iter_mut().enumerate() {
+            let columns = band(column, HASH_COLUMNS, width);
+            let mut total = 0.0;
+            let mut count = 0usize;
+            for y in rows.clone() {
+                for x in columns.clone() {
+                    total += luminance.get(y * width + x).copied().unwrap_or(0.0);
+                    count += 1;
+                }
+            }
+            *cell = total / count.max(1) as f64;
+        }
+    }
+    let mut hash = 0u64;
+    for (row, cells) in grid.iter().enumerate() {
+        for column in 0..HASH_COLUMNS - 1 {
+            if cells[column] < cells[column + 1] {
+                hash |= 1 << (row * (HASH_COLUMNS - 1) + column);
+            }
+        }
+    }
+    hash
 }
 
-/// The hash of a blank image. A gradient hash only depends on brightness differences, so
-/// every uniform image of any size and colour has this hash.
-pub(crate) fn blank_hash() -> ImageHash {
-    let blank = image::RgbaImage::from_pixel(64, 64, image::Rgba([255, 255, 255, 255]));
-    hasher().hash_image(&image::DynamicImage::ImageRgba8(blank))
+/// The dHash of a blank image: every uniform image, of any size and colour, has this hash.
+pub(crate) fn blank_hash() -> u64 {
+    difference_hash(&[128.0; 64 * 64], 64, 64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{blank_hash, difference_hash};
+
+    #[test]
+    fn uniform_images_of_any_size_hash_blank() {
+        assert_eq!(blank_hash(), 0);
+        for (width, height) in [(1, 1), (3, 2), (9, 8), (100, 7)] {
+            let flat = vec![77.0; width * height];
+            assert_eq!(difference_hash(&flat, width, height), blank_hash());
+        }
+    }
+
+    #[test]
+    fn brightening_rows_set_every_bit() {
+        let (width, height) = (90, 16);
+        let ramp: Vec<f64> = (0..height)
+            .flat_map(|_| (0..width).map(|x| x as f64))
+            .collect();
+        assert_eq!(difference_hash(&ramp, width, height), u64::MAX);
+    }
+
+    #[test]
+    fn one_bright_cell_sets_one_bit() {
+        // A bright column band in the second of nine cells: only the first comparison of each
+        // row is "darker than the right".
+        let (width, height) = (9, 8);
+        let image: Vec<f64> = (0..width * height)
+            .map(|index| if index % width == 1 { 255.0 } else { 0.0 })
+            .collect();
+        let hash = difference_hash(&image, width, height);
+        assert_eq!(hash.count_ones(), 8);
+        assert_eq!(hash & 0xff, 1);
+    }
 }

@@ -30,7 +30,7 @@ pub(crate) fn generate_script(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError> 
         "output_shape",
         fields::shape(
             ctx.output,
-            &[("/code", Kind::Str, true), ("/deps", Kind::Arr, false)],
+            &[("/code", Kind::Str, true), ("/deps", Kind::StrArr, false)],
         ),
     );
     checks.add("code_nonempty", fields::nonempty_text(ctx.output, "/code"));
@@ -145,9 +145,10 @@ pub(crate) fn test(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError> {
     let language = one_of(ctx, "language", &CODE_LANGUAGES)?;
     let code = ctx.input_str("code")?;
     ctx.input_str("test_framework")?;
-    let input = within_limit(code, ctx.options)
-        .and_then(|()| syntax::analyse(language, code))
-        .map_err(|reason| VerifyError::input("/code", reason))?;
+    within_limit(code, ctx.options).map_err(|reason| VerifyError::input("/code", reason))?;
+    // The input may have syntax errors (its symbols are still read); no parser at all is a
+    // failed check, not a malformed question.
+    let input = syntax::analyse(language, code);
     let mut checks = Checks::new();
     checks.add(
         "output_shape",
@@ -158,6 +159,9 @@ pub(crate) fn test(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError> {
     checks.add(
         "references_input_symbols",
         after(&parsed, "tests_parse", |tests| {
+            let input = input
+                .as_ref()
+                .map_err(|reason| format!("input code: {reason}"))?;
             if input.top_level.is_empty() {
                 return Err("the input code defines no top-level symbol to reference".to_owned());
             }

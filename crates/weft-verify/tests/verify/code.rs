@@ -6,6 +6,7 @@ use serde_json::json;
 use crate::support::*;
 
 /// One language's fixtures.
+#[cfg_attr(not(feature = "code-parsers"), allow(dead_code))]
 struct Fixture {
     language: &'static str,
     /// Valid code defining `name`.
@@ -152,10 +153,17 @@ fn scripts_parse_in_every_language() {
         let report = run(
             "code.generate.{language}.script",
             &bindings,
-            input,
+            input.clone(),
             json!({"code": "  \n"}),
         );
         assert_fails(&report, &["code_nonempty", "code_parses"]);
+        let report = run(
+            "code.generate.{language}.script",
+            &bindings,
+            input,
+            json!({"code": fixture.valid, "deps": [1]}),
+        );
+        assert_fails(&report, &["output_shape"]);
     }
 }
 
