@@ -247,3 +247,79 @@ fn input_for(row: &str) -> Value {
         "chart_type": "bar", "expression": "1+1", "profile_url": "https://www.linkedin.com/in/a"
     })
 }
+
+/// Deterministic byte mutations (xorshift): flips, truncations, insertions.
+fn mutations(original: &[u8], count: usize) -> Vec<Vec<u8>> {
+    let mut state = 0x9E37_79B9_u32;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state as usize
+    };
+    (0..count)
+        .map(|_| {
+            let mut bytes = original.to_vec();
+            match next() % 3 {
+                0 => {
+                    for _ in 0..1 + next() % 4 {
+                        let at = next() % bytes.len();
+                        bytes[at] ^= 1 << (next() % 8);
+                    }
+                }
+                1 => bytes.truncate(next() % bytes.len()),
+                _ => {
+                    let at = next() % bytes.len();
+                    bytes.insert(at, next() as u8);
+                }
+            }
+            bytes
+        })
+        .collect()
+}
+
+#[test]
+fn mutated_pngs_never_panic() {
+    let original = gradient_rgba_png(12, 9);
+    for bytes in mutations(&original, 300) {
+        let report = run(
+            "image.edit.background-remove",
+            &[],
+            json!({"image_b64": b64(&gradient_png(12, 9))}),
+            json!({"image_b64": b64(&bytes), "mask_b64": b64(&bytes)}),
+        );
+        // Either it still decodes (a flipped bit in an ancillary chunk) or it fails cleanly.
+        let valid = report.check("png_valid").unwrap();
+        assert!(valid.passed || !valid.detail.is_empty());
+    }
+}
+
+#[test]
+fn mutated_mp3s_never_panic() {
+    let original = mp3_silence(8);
+    for bytes in mutations(&original, 300) {
+        let report = run(
+            "audio.generate-speech.{voice}.mp3",
+            &[("voice", "v")],
+            json!({"text": "t"}),
+            json!({"audio_b64": b64(&bytes), "duration_ms": 192}),
+        );
+        assert!(report.check("mp3_valid").is_some());
+    }
+}
+
+#[test]
+fn mutated_svgs_never_panic() {
+    let original =
+        br#"<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0 C1 2 3 4 5 6 Z"/></svg>"#;
+    for bytes in mutations(original, 300) {
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let report = run(
+            "image.generate.illustration.svg",
+            &[],
+            json!({"prompt": "p"}),
+            json!({"svg": text}),
+        );
+        assert!(report.check("svg_parses").is_some());
+    }
+}
