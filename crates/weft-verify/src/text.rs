@@ -177,7 +177,12 @@ pub(crate) fn expand(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError> {
             let detail = format!(
                 "{length} characters for {source_length} input characters; need ≥ {minimum:.1} ({factor_text} × 0.8 ×)"
             );
-            if length as f64 >= minimum { Ok(detail) } else { Err(detail) }
+            // Inclusive, with float rounding (10 × 2 × 0.8 is 16.000000000000004) forgiven.
+            if length as f64 >= minimum - 1e-9 {
+                Ok(detail)
+            } else {
+                Err(detail)
+            }
         }),
     );
     Ok(checks.finish())

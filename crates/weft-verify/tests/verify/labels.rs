@@ -131,6 +131,23 @@ fn image_classification_labels_come_from_the_taxonomy() {
         ),
         &["confidence_sum"],
     );
+    for edge in [0.49, 0.51] {
+        assert_passes(&run(
+            row,
+            &bindings,
+            input.clone(),
+            labels(&[("cat", 0.5), ("dog", edge)]),
+        ));
+    }
+    assert_fails(
+        &run(
+            row,
+            &bindings,
+            input.clone(),
+            labels(&[("cat", 0.5), ("dog", 0.5101)]),
+        ),
+        &["confidence_sum"],
+    );
     assert_fails(
         &run(
             row,
