@@ -14,6 +14,7 @@ mod remote;
 mod report;
 mod serve;
 mod taxonomy;
+mod verify;
 
 use std::process::ExitCode;
 
@@ -106,6 +107,9 @@ enum Command {
     /// standard descriptor, check ids (docs/taxonomy.md).
     #[command(subcommand)]
     Taxonomy(taxonomy::TaxonomyCommand),
+    /// Checks an output against the standard verification rule of a capability id
+    /// (offline; docs/verification.md). Exit 0 passed, 1 failed or no built-in verifier.
+    Verify(verify::VerifyArgs),
     /// Benchmarks against baselines measured in the same run (docs/benchmarks.md).
     ///
     /// Starts this binary as the node under test. Prints a table per scenario, or with
@@ -136,6 +140,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(&args),
         Command::BenchPeer(args) => bench::run_peer(&args),
         Command::Taxonomy(command) => taxonomy::run(&command),
+        Command::Verify(args) => verify::run(&args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// accepted with a warning (advisory) [default: advisory].
     #[arg(long, env = "WEFT_TAXONOMY", value_name = "MODE")]
     pub taxonomy: Option<String>,
+    /// What a failed verification of a call that asked for one does: report (attach the
+    /// report) or strict (invalid_result) [default: report].
+    #[arg(long, env = "WEFT_VERIFICATION", value_name = "MODE")]
+    pub verification: Option<String>,
     /// Compatibility policy of tenants that set none: semver, immutable or none
     /// [default: semver].
     #[arg(long, env = "WEFT_COMPATIBILITY_POLICY", value_name = "POLICY")]
@@ -143,6 +147,10 @@ fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
     if let Some(mode) = &args.taxonomy {
         config.taxonomy = weft_taxonomy::BindingMode::parse(mode)
             .ok_or_else(|| format!("invalid taxonomy mode {mode:?}: use enforced or advisory"))?;
+    }
+    if let Some(mode) = &args.verification {
+        config.verification = weft_server::verification::VerificationMode::parse(mode)
+            .ok_or_else(|| format!("invalid verification mode {mode:?}: use report or strict"))?;
     }
     if let Some(name) = &args.compatibility_policy {
         config.compatibility_policy = weft_server::Policy::parse(name).ok_or_else(|| {

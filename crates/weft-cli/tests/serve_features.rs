@@ -274,7 +274,7 @@ fn openapi_documents_every_registered_route_and_its_401() {
         json!({"type": "http", "scheme": "bearer"})
     );
     let mut routes = registered_routes();
-    assert_eq!(routes.len(), 28, "{routes:?}");
+    assert_eq!(routes.len(), 29, "{routes:?}");
     // The document does not describe itself.
     assert!(routes.remove(&("/openapi.json".to_owned(), "get".to_owned())));
     let paths = r.body["paths"].as_object().unwrap();

@@ -44,22 +44,9 @@ impl Provider for Upper {
 
 /// Serves the provider on its own runtime; dropping the runtime stops it.
 fn serve_provider() -> (tokio::runtime::Runtime, String) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let provider = Arc::new(Upper(
+    harness::serve_remote_provider(Arc::new(Upper(
         Descriptor::from_value(&descriptor_json(), &Limits::default()).unwrap(),
-    ));
-    runtime.spawn(async move {
-        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-        let _ = weft_provider::http::serve(provider, listener).await;
-    });
-    (runtime, url)
+    )))
 }
 
 fn register(node: &Node, token: &str, url: &str, lease: u64) -> harness::Resp {

@@ -181,26 +181,14 @@ impl Provider for Streams {
 
 /// Serves the provider on its own runtime; dropping the runtime kills it.
 fn serve_provider() -> (tokio::runtime::Runtime, String, Arc<Stats>) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     let stats = Arc::new(Stats::default());
-    let provider = Arc::new(Streams {
+    let (runtime, url) = harness::serve_remote_provider(Arc::new(Streams {
         descriptors: descriptors()
             .iter()
             .map(|d| Descriptor::from_value(d, &Limits::default()).unwrap())
             .collect(),
         stats: stats.clone(),
-    });
-    runtime.spawn(async move {
-        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-        let _ = weft_provider::http::serve(provider, listener).await;
-    });
+    }));
     (runtime, url, stats)
 }
 

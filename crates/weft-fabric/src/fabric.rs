@@ -92,6 +92,11 @@ pub struct CallRequest {
     /// Only providers on this node.
     #[serde(default)]
     pub node_id: Option<String>,
+    /// Asks the node's edge to verify the result against the capability's standard
+    /// taxonomy rule and attach the report (unary calls only). The fabric itself only
+    /// refuses it on streams; verifying is the edge's job.
+    #[serde(default)]
+    pub verify: bool,
 }
 
 /// A successful call.
@@ -113,6 +118,9 @@ pub struct CallResponse {
     pub node_id: String,
     /// Wall time from arrival to the validated result.
     pub duration_ms: f64,
+    /// The verification report, when the caller asked for one (set by the edge).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Value>,
 }
 
 /// Which entry point is asking: unary calls and streams accept different I/O modes.
@@ -345,6 +353,7 @@ impl Fabric {
             provider_id: provider_id.as_str().to_owned(),
             node_id: node_id.as_str().to_owned(),
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+            verification: None,
         })
     }
 

@@ -166,6 +166,14 @@ impl Fabric {
         let started = Instant::now();
         let (timeout, call_id) = self
             .check_envelope(&request)
+            .and_then(|checked| {
+                if request.verify {
+                    return Err(CallError::InvalidRequest(
+                        "verify applies to unary calls; a stream's chunks are not verified".into(),
+                    ));
+                }
+                Ok(checked)
+            })
             .map_err(|e| self.reject_stream(registry, tenant, &request, e))?;
         let deadline = started + timeout;
         let resolved = self

@@ -252,6 +252,7 @@ async fn routing_prefers_providers_of_the_current_revision_and_honours_filters()
         timeout_seconds: None,
         provider_id: Some(provider.into()),
         node_id: None,
+        verify: false,
     };
     let e = w
         .fabric

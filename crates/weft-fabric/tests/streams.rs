@@ -74,6 +74,7 @@ impl World {
             timeout_seconds: timeout,
             provider_id: None,
             node_id: None,
+            verify: false,
         };
         self.fabric
             .open_stream(&self.registry, &TenantId::default_tenant(), request)

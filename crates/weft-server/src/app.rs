@@ -74,6 +74,7 @@ fn api_routes(state: AppState) -> Router<AppState> {
             post(routes::providers::unregister),
         )
         .route("/v1/taxonomy", get(routes::taxonomy::list_taxonomy))
+        .route("/v1/verify", post(routes::verify::verify))
         .route(
             "/v1/taxonomy/{capability_id}",
             get(routes::taxonomy::get_taxonomy_entry),

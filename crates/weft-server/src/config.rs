@@ -115,6 +115,10 @@ pub struct ServerConfig {
     /// Whether ids in a standard taxonomy domain that are not standard ids are refused
     /// (`enforced`) or accepted with a warning (`advisory`, the default); docs/taxonomy.md.
     pub taxonomy: weft_taxonomy::BindingMode,
+    /// What a failed verification of a call that asked for one (`"verify": true`) does:
+    /// `report` (attach the report, deliver the result; the default) or `strict` (the call
+    /// fails with `invalid_result`); docs/verification.md.
+    pub verification: crate::verification::VerificationMode,
     /// The compatibility policy of tenants that set no default of their own.
     pub compatibility_policy: weft_registry::Policy,
     /// The most per-capability policy overrides one tenant may set.
@@ -165,6 +169,8 @@ pub struct ConfigFile {
     pub managed: Vec<ManagedEntry>,
     /// See [`ServerConfig::taxonomy`].
     pub taxonomy: Option<weft_taxonomy::BindingMode>,
+    /// See [`ServerConfig::verification`].
+    pub verification: Option<crate::verification::VerificationMode>,
     /// See [`ServerConfig::compatibility_policy`].
     pub compatibility_policy: Option<weft_registry::Policy>,
     /// See [`ServerConfig::max_compatibility_overrides`].
@@ -256,6 +262,7 @@ impl ServerConfig {
                 .unwrap_or(DEFAULT_HEADER_READ_TIMEOUT_SECONDS),
             managed: file.managed,
             taxonomy: file.taxonomy.unwrap_or_default(),
+            verification: file.verification.unwrap_or_default(),
             compatibility_policy: file.compatibility_policy.unwrap_or_default(),
             max_compatibility_overrides: file
                 .max_compatibility_overrides

@@ -27,6 +27,7 @@ pub mod remote_stream;
 pub mod routes;
 pub mod state;
 pub mod taxonomy;
+pub mod verification;
 
 pub use app::{ServeError, node_service, open, serve};
 pub use config::{ConfigFile, LogFormat, ServerConfig};

@@ -2,9 +2,11 @@
 //! seed 004): given a row, its bound placeholders, a call's input and the output a provider
 //! returned, decide whether the output is acceptable — with every check reported.
 //!
-//! [`verify`] is the entry point. A row is named by its pattern exactly as the taxonomy table
-//! writes it (`"text.translate.{src}.{tgt}.{level}"`), placeholders are bound by name without
-//! braces (`{"src": "en", "tgt": "it", "level": "fluent"}`). The result is a
+//! [`verify`] is the entry point for a row; [`verify_capability`] for a capability id (it
+//! asks `weft-taxonomy` which row the id instantiates, and says so when there is none).
+//! A row is named by its pattern exactly as the taxonomy table writes it
+//! (`"text.translate.{src}.{tgt}.{level}"`), placeholders are bound by name without braces
+//! (`{"src": "en", "tgt": "it", "level": "fluent"}`). The result is a
 //! [`VerificationReport`]: `{"passed": bool, "checks": [{"name", "passed", "detail"}]}` with
 //! every check of the row, including those that could not run because an earlier one failed.
 //!
@@ -17,6 +19,7 @@
 //! The crate is pure: no I/O, no HTTP, no clock except [`VerifyOptions::now`].
 
 mod audio;
+mod capability;
 mod chart;
 mod classify;
 mod code;
@@ -42,6 +45,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+pub use capability::{CapabilityReport, NO_VERIFIER_CHECK, Verifier, verify_capability};
 pub use error::VerifyError;
 pub use options::VerifyOptions;
 pub use report::{Check, VerificationReport};
@@ -51,10 +55,10 @@ mod options;
 use ctx::Ctx;
 
 /// A row's verifier: every check of the row, in order.
-type Verifier = fn(&Ctx<'_>) -> Result<Vec<Check>, VerifyError>;
+type RowVerifier = fn(&Ctx<'_>) -> Result<Vec<Check>, VerifyError>;
 
 /// Every row with a built-in verifier, by pattern, and its verifier.
-const TABLE: &[(&str, Verifier)] = &[
+const TABLE: &[(&str, RowVerifier)] = &[
     (
         "image.generate.photorealistic.png",
         image_rows::photorealistic,

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 const START_DEADLINE: Duration = Duration::from_secs(20);
 
 /// The variables that would let the caller's environment leak into a test.
-const CLEARED: [&str; 10] = [
+const CLEARED: [&str; 11] = [
     "WEFT_URL",
     "WEFT_TOKEN",
     "WEFT_DATA_DIR",
@@ -21,6 +21,7 @@ const CLEARED: [&str; 10] = [
     "WEFT_AGENTS",
     "WEFT_NO_BUILTINS",
     "WEFT_TAXONOMY",
+    "WEFT_VERIFICATION",
     "WEFT_COMPATIBILITY_POLICY",
     "WEFT_MAX_COMPATIBILITY_OVERRIDES",
 ];

@@ -23,7 +23,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The environment variables `weft serve` reads; cleared so the host cannot leak settings in.
-const WEFT_VARS: [&str; 14] = [
+const WEFT_VARS: [&str; 15] = [
     "WEFT_LISTEN",
     "WEFT_DATA_DIR",
     "WEFT_CONFIG",
@@ -36,6 +36,7 @@ const WEFT_VARS: [&str; 14] = [
     "WEFT_LOG",
     "WEFT_HEADER_READ_TIMEOUT",
     "WEFT_TAXONOMY",
+    "WEFT_VERIFICATION",
     "WEFT_COMPATIBILITY_POLICY",
     "WEFT_MAX_COMPATIBILITY_OVERRIDES",
 ];
@@ -718,4 +719,25 @@ impl Sse {
         }
         out
     }
+}
+
+/// Serves `provider` over HTTP with the provider SDK (`weft_provider::http`), as a remote
+/// provider process would, on a runtime of its own: dropping the runtime stops it. Returns
+/// the runtime and the provider's base URL.
+pub fn serve_remote_provider<P: weft_provider::Provider + 'static>(
+    provider: std::sync::Arc<P>,
+) -> (tokio::runtime::Runtime, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    runtime.spawn(async move {
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+        let _ = weft_provider::http::serve(provider, listener).await;
+    });
+    (runtime, url)
 }

@@ -132,6 +132,7 @@ impl World {
             timeout_seconds: timeout,
             provider_id: None,
             node_id: None,
+            verify: false,
         };
         self.fabric
             .call(&self.registry, &self.tenant, request)

@@ -42,6 +42,11 @@ pub struct CallEnvelope {
     pub provider_id: Option<String>,
     /// Only providers on this node.
     pub node_id: Option<String>,
+    /// Verify the result against the capability's standard taxonomy rule and attach the
+    /// report as `verification` (unary only; a stream with `verify` is `invalid_request`).
+    /// On a node with `verification = "strict"` a failed built-in verification is
+    /// `invalid_result` with the report in `details.verification`.
+    pub verify: Option<bool>,
 }
 
 /// A successful call (documentation shape of [`CallResponse`]).
@@ -65,6 +70,8 @@ pub struct CallResult {
     pub node_id: String,
     /// Milliseconds from arrival to the validated result.
     pub duration_ms: f64,
+    /// The verification report, when the envelope asked for one.
+    pub verification: Option<crate::routes::verify::VerificationReportDoc>,
 }
 
 /// Call a capability pinned by `id@version` and revision.
@@ -102,10 +109,30 @@ pub async fn call(
             .await?;
         return Ok(sse_frames(stream).into_response());
     }
-    let response = state
+    let request = body.value;
+    // Kept only when verification was asked for (the fabric consumes the request).
+    let payload = match request.verify {
+        true => Some(
+            serde_json::from_str::<serde_json::Value>(request.payload.get())
+                .map_err(|e| ApiError::invalid(format!("payload: {e}")))?,
+        ),
+        false => None,
+    };
+    let mut response = state
         .fabric
-        .call(&state.registry, &principal.tenant, body.value)
+        .call(&state.registry, &principal.tenant, request)
         .await?;
+    if let Some(payload) = payload {
+        response.verification = Some(
+            crate::verification::verify_call(
+                state.config.verification,
+                &response.capability_id,
+                payload,
+                &response.result,
+            )
+            .await?,
+        );
+    }
     Ok(json_body(&response))
 }
 

@@ -12,6 +12,7 @@ pub mod nodes;
 pub mod providers;
 pub mod streams;
 pub mod taxonomy;
+pub mod verify;
 
 use serde::Serialize;
 use serde_json::{Value, json};
