@@ -205,6 +205,12 @@ fn bindings_shape_the_schemas_where_they_change_the_contract() {
         SchemaRole::Output,
         json!({"type": "Weather"})
     ));
+    // A bare geometry carries no weather record.
+    assert!(!accepts(
+        &geo,
+        SchemaRole::Output,
+        json!({"type": "Point", "coordinates": [12.5, 41.9]})
+    ));
     let summary = descriptor("data.lookup.weather.summary-text");
     assert!(accepts(
         &summary,
@@ -218,6 +224,13 @@ fn bindings_shape_the_schemas_where_they_change_the_contract() {
     ));
     let json_weather = descriptor("data.lookup.weather.json");
     assert!(accepts(
+        &json_weather,
+        SchemaRole::Output,
+        json!({"location": "Rome", "date": "2026-12-01", "temperature_c": 14.5,
+               "conditions": "clear", "humidity": 0.6})
+    ));
+    // The record's fields are what verification checks, so the schema requires them.
+    assert!(!accepts(
         &json_weather,
         SchemaRole::Output,
         json!({"anything": 1})

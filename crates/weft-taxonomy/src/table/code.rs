@@ -8,6 +8,12 @@ use super::schema::{
 use super::{Bindings, Placeholder, Row};
 use crate::placeholder::ValueSet;
 
+/// The severities of a `code.review` finding: the seed says "enum" without listing it, so
+/// weft fixes the usual security scale and the SARIF levels (`weft-verify` checks the same).
+pub const REVIEW_SEVERITIES: [&str; 8] = [
+    "critical", "high", "medium", "low", "info", "error", "warning", "note",
+];
+
 const LANGUAGE: Placeholder = Placeholder {
     name: "language",
     set: ValueSet::ProgrammingLanguage,
@@ -71,8 +77,9 @@ pub(super) static ROWS: [Row; 6] = [
         seed_input: "{ code: string }",
         seed_output: "{ findings: [{ severity: enum, line: int, message: string }] }",
         verification: "valid JSON; findings array (can be empty)",
-        notes: "The seed types `severity` as an enum without listing its values, so v0.1 \
-                fixes no set: any string.",
+        notes: "The seed types `severity` as an enum without listing its values; weft fixes \
+                it to the usual security scale plus SARIF levels: critical, high, medium, \
+                low, info, error, warning, note.",
         placeholders: &[LANGUAGE],
         distinct: None,
         input: |b| closed(vec![req("code", source(b, "language"))]),
@@ -82,7 +89,7 @@ pub(super) static ROWS: [Row; 6] = [
                 array(open(vec![
                     req(
                         "severity",
-                        described(string(), "An enum whose values the seed does not list."),
+                        json!({"type": "string", "enum": REVIEW_SEVERITIES}),
                     ),
                     req("line", integer()),
                     req("message", string()),

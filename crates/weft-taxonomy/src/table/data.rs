@@ -13,18 +13,20 @@ pub const EXTRACT_DEFAULT_MAX_RESPONSE_KB: u64 = 512;
 /// `data.extract.from-url`: largest `max_response_kb`.
 pub const EXTRACT_MAX_RESPONSE_KB: u64 = 4096;
 
-/// RFC 7946 GeoJSON object types: the `type` of a `geojson` weather result.
-pub const GEOJSON_TYPES: [&str; 9] = [
-    "Feature",
-    "FeatureCollection",
-    "Point",
-    "MultiPoint",
-    "LineString",
-    "MultiLineString",
-    "Polygon",
-    "MultiPolygon",
-    "GeometryCollection",
-];
+/// The GeoJSON `type` of a `geojson` weather result: a Feature whose properties are the
+/// weather record, or a collection of them (what `weft-verify` checks).
+pub const GEOJSON_TYPES: [&str; 2] = ["Feature", "FeatureCollection"];
+
+/// The weather record the seed's "contains required fields" leaves open; weft defines it
+/// (docs/verification.md), and `weft-verify` checks the same fields.
+fn weather_record() -> Value {
+    open(vec![
+        req("location", string()),
+        req("date", string()),
+        req("temperature_c", number()),
+        req("conditions", string()),
+    ])
+}
 
 /// An http(s) URL (the seed: "http(s) URL to fetch").
 pub(crate) const HTTP_URL_PATTERN: &str = "^https?://";
@@ -37,17 +39,22 @@ fn weather_output(bindings: &Bindings) -> Value {
                 "type",
                 json!({"type": "string", "enum": GEOJSON_TYPES}),
             )]),
-            "A GeoJSON object (RFC 7946).",
+            "A GeoJSON Feature (RFC 7946) with a Point geometry whose properties are the \
+             weather record (location, date, temperature_c, conditions), or a non-empty \
+             FeatureCollection of them.",
         ),
         Some("summary-text") => described(
             open(vec![req("text", string())]),
             "The summary as text (a weft result is always a JSON object).",
         ),
-        Some("json") => described(any_object(), "Weather data as a JSON object."),
+        Some("json") => described(
+            weather_record(),
+            "The weather record: location, date (ISO 8601), temperature_c, conditions.",
+        ),
         _ => described(
             any_object(),
-            "Format-specific: a GeoJSON object for geojson, any JSON object for json, \
-             {text} for summary-text.",
+            "Format-specific: a GeoJSON Feature of the weather record for geojson, the record \
+             itself for json, {text} for summary-text.",
         ),
     }
 }

@@ -16,6 +16,8 @@ mod image;
 mod other;
 mod text;
 
+pub use code::REVIEW_SEVERITIES;
+
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 

@@ -15,11 +15,9 @@ use crate::values::{CODE_LANGUAGES, one_of};
 
 use syntax::Syntax;
 
-/// Severities a `code.review` finding may carry: the seed says "enum" without listing it;
-/// weft accepts the usual security scale and SARIF-style levels.
-pub(crate) const SEVERITIES: [&str; 8] = [
-    "critical", "high", "medium", "low", "info", "error", "warning", "note",
-];
+/// Severities a `code.review` finding may carry: the taxonomy's set (the seed says "enum"
+/// without listing it).
+pub(crate) const SEVERITIES: [&str; 8] = weft_taxonomy::table::REVIEW_SEVERITIES;
 
 /// `code.generate.{language}.script`: non-empty; parses as valid `language`.
 pub(crate) fn generate_script(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError> {
