@@ -526,3 +526,30 @@ fn the_node_raises_its_soft_open_file_limit_to_the_hard_limit() {
     let _ = child.wait();
     assert_eq!(limits, (hard.clone(), hard), "soft limit not raised");
 }
+
+#[test]
+fn request_spans_are_logged_only_when_debug_logging_asks_for_them() {
+    let quiet_dir = tempdir();
+    let quiet = Node::start(quiet_dir.path(), &[]);
+    let loud_dir = tempdir();
+    let loud = Node::start_with_env(
+        loud_dir.path(),
+        &[],
+        &[("WEFT_LOG", "info,tower_http=debug")],
+    );
+    for node in [&quiet, &loud] {
+        assert_eq!(node.call("GET", "/healthz", None, None, &[]).status, 200);
+    }
+    // The response is written before the span's closing event: wait for it, boundedly.
+    let logged = harness::poll(std::time::Duration::from_secs(10), || {
+        loud.stderr()
+            .contains("finished processing request")
+            .then_some(())
+    });
+    assert!(logged.is_some(), "{}", loud.stderr());
+    assert!(
+        !quiet.stderr().contains("processing request"),
+        "{}",
+        quiet.stderr()
+    );
+}

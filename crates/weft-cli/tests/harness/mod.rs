@@ -216,9 +216,16 @@ impl Node {
     /// Starts `weft serve` on `127.0.0.1:0` over `data_dir` and waits (at most 20 s) for its
     /// listening line and, on a first start, its admin-token line.
     pub fn start(data_dir: &Path, extra_args: &[&str]) -> Node {
+        Self::start_with_env(data_dir, extra_args, &[])
+    }
+
+    /// [`Node::start`] with environment variables set for the node (after the `WEFT_*`
+    /// variables of the host were cleared).
+    pub fn start_with_env(data_dir: &Path, extra_args: &[&str], env: &[(&str, &str)]) -> Node {
         let first_start = !data_dir.join("admin.token").exists();
         let stderr = tempfile::NamedTempFile::new().unwrap();
         let mut child = serve_command(data_dir, extra_args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::from(stderr.reopen().unwrap()))
