@@ -9,6 +9,7 @@
 //! ([`RegistryError::code`]) onto responses. It takes descriptors already checked by
 //! `weft-contract`.
 
+mod access;
 pub mod compatibility;
 pub mod discovery;
 pub mod error;
