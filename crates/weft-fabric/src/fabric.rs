@@ -133,6 +133,8 @@ pub(crate) enum Mode {
 /// What guards 2–4 found: the pinned descriptor and the provider chosen to serve it.
 pub(crate) struct Resolved {
     pub(crate) descriptor: std::sync::Arc<weft_contract::Descriptor>,
+    /// `id@version`, built once per call.
+    pub(crate) qualified: QualifiedId,
     pub(crate) provider_id: ProviderId,
     pub(crate) node_id: NodeId,
     pub(crate) provider: SharedProvider,
@@ -143,7 +145,9 @@ pub struct Fabric {
     options: FabricOptions,
     admission: Arc<Semaphore>,
     pub(crate) stream_admission: Arc<Semaphore>,
-    providers: RwLock<HashMap<(TenantId, ProviderId), SharedProvider>>,
+    /// Per tenant, then per provider: looked up by reference on every call (a tuple key
+    /// would need both ids cloned just to ask).
+    providers: RwLock<HashMap<TenantId, HashMap<ProviderId, SharedProvider>>>,
     diagnostics: Diagnostics,
 }
 
@@ -200,7 +204,9 @@ impl Fabric {
         self.providers
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .insert((tenant, provider_id), provider);
+            .entry(tenant)
+            .or_default()
+            .insert(provider_id, provider);
     }
 
     /// Calls currently holding an admission slot.
@@ -217,7 +223,8 @@ impl Fabric {
         self.providers
             .read()
             .unwrap_or_else(|p| p.into_inner())
-            .get(&(tenant.clone(), provider.clone()))
+            .get(tenant)?
+            .get(provider)
             .cloned()
     }
 
@@ -255,15 +262,15 @@ impl Fabric {
         let resolved = self
             .resolve(registry, tenant, &request, Mode::Unary)
             .map_err(reject)?;
-        let (descriptor, provider_id, node_id, provider) = (
+        let (descriptor, qualified, provider_id, node_id, provider) = (
             resolved.descriptor,
+            resolved.qualified,
             resolved.provider_id,
             resolved.node_id,
             resolved.provider,
         );
         let (id, version) = (request.capability_id, request.version);
         // 5. Admission.
-        let qualified = descriptor.qualified_id();
         let permit = self.admission.clone().try_acquire_owned().map_err(|_| {
             self.diagnostics
                 .call_rejected(Some(&qualified), "overloaded");
@@ -275,7 +282,7 @@ impl Fabric {
         // 6. Inside the deadline.
         let context = CallContext {
             call_id: call_id.clone(),
-            capability: QualifiedId::new(descriptor.id().clone(), descriptor.version().clone()),
+            capability: qualified,
             revision: descriptor.revision().clone(),
             deadline,
         };
@@ -468,6 +475,7 @@ impl Fabric {
         };
         Ok(Resolved {
             descriptor,
+            qualified,
             provider_id,
             node_id,
             provider,

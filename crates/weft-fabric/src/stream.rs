@@ -180,7 +180,7 @@ impl Fabric {
             .resolve(registry, tenant, &request, Mode::Stream)
             .map_err(|e| self.reject_stream(registry, tenant, &request, e))?;
         let descriptor = resolved.descriptor;
-        let qualified = descriptor.qualified_id();
+        let qualified = resolved.qualified;
         let permit = self
             .stream_admission
             .clone()

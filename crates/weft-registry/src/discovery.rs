@@ -41,14 +41,7 @@ pub struct VersionDetail {
 }
 
 fn providers_of(v: &VersionState) -> Vec<ProviderRef> {
-    v.providers
-        .iter()
-        .map(|(provider_id, (node_id, revision))| ProviderRef {
-            provider_id: provider_id.clone(),
-            node_id: node_id.clone(),
-            revision: revision.clone(),
-        })
-        .collect()
+    v.provider_refs.to_vec()
 }
 
 fn matches(
@@ -248,7 +241,7 @@ impl Registry {
         tenant: &TenantId,
         id: &str,
         version: &str,
-    ) -> Result<(Arc<Descriptor>, Vec<ProviderRef>), RegistryError> {
+    ) -> Result<(Arc<Descriptor>, Arc<[ProviderRef]>), RegistryError> {
         let not_found = || RegistryError::not_found(format!("capability {id}@{version}"));
         let key = (
             CapabilityId::parse(id).map_err(|_| not_found())?,
@@ -256,7 +249,7 @@ impl Registry {
         );
         self.with_tenant(tenant, |t| {
             let v = t.versions.get(&key).ok_or_else(not_found)?;
-            Ok((v.current.clone(), providers_of(v)))
+            Ok((v.current.clone(), v.provider_refs.clone()))
         })
     }
 

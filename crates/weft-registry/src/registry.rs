@@ -17,7 +17,8 @@ use weft_contract::{CapabilityId, CapabilityVersion, Descriptor, Limits};
 use crate::error::RegistryError;
 use crate::ids::{NodeId, ProviderId, Scope, TenantId};
 use crate::model::{
-    EventRecord, IdempotencyRecord, ProviderRecord, TenantRecord, TokenRecord, VersionRecord,
+    EventRecord, IdempotencyRecord, ProviderRecord, ProviderRef, TenantRecord, TokenRecord,
+    VersionRecord,
 };
 use crate::policy::{CompatibilitySettings, Policy};
 use crate::store::{Store, Table, Write};
@@ -82,7 +83,12 @@ pub(crate) struct VersionState {
     pub(crate) record: VersionRecord,
     pub(crate) current: Arc<Descriptor>,
     /// Providers serving this version → (their node, the revision they published).
+    /// Changed only through [`VersionState::serve`] and [`VersionState::unserve`], which
+    /// keep `provider_refs` equal to it.
     pub(crate) providers: BTreeMap<ProviderId, (NodeId, String)>,
+    /// `providers` as the list a call routes over, shared: a call takes an `Arc`, not a
+    /// copy of three strings per provider.
+    pub(crate) provider_refs: Arc<[ProviderRef]>,
     /// Lowercased id, title and description, for `q` searches without allocating.
     pub(crate) search_text: String,
 }
@@ -100,12 +106,40 @@ impl VersionState {
             current.description()
         )
         .to_lowercase();
-        Self {
+        let mut state = Self {
             record,
             current,
             providers,
+            provider_refs: Arc::from(Vec::new()),
             search_text,
+        };
+        state.refresh_refs();
+        state
+    }
+
+    /// Records that `provider` on `node` serves this version at `revision`.
+    pub(crate) fn serve(&mut self, provider: ProviderId, node: NodeId, revision: String) {
+        self.providers.insert(provider, (node, revision));
+        self.refresh_refs();
+    }
+
+    /// Records that `provider` no longer serves this version.
+    pub(crate) fn unserve(&mut self, provider: &ProviderId) {
+        if self.providers.remove(provider).is_some() {
+            self.refresh_refs();
         }
+    }
+
+    fn refresh_refs(&mut self) {
+        self.provider_refs = self
+            .providers
+            .iter()
+            .map(|(provider_id, (node_id, revision))| ProviderRef {
+                provider_id: provider_id.clone(),
+                node_id: node_id.clone(),
+                revision: revision.clone(),
+            })
+            .collect();
     }
 }
 
@@ -156,9 +190,10 @@ impl TenantState {
             ) {
                 let key = (id, version);
                 if let Some(v) = self.versions.get_mut(&key) {
-                    v.providers.insert(
+                    v.serve(
                         record.provider_id.clone(),
-                        (record.node_id.clone(), served.revision.clone()),
+                        record.node_id.clone(),
+                        served.revision.clone(),
                     );
                     keys.push(key);
                 }
@@ -179,7 +214,7 @@ impl TenantState {
         let record = self.providers.remove(provider)?;
         for key in self.served.remove(provider).unwrap_or_default() {
             if let Some(v) = self.versions.get_mut(&key) {
-                v.providers.remove(provider);
+                v.unserve(provider);
             }
         }
         if let Some(on_node) = self.nodes.get_mut(&record.node_id) {
