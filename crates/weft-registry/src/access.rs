@@ -25,10 +25,7 @@ impl Registry {
             put(Table::Tenants, tenant.id.to_string(), &tenant),
             put(Table::Tokens, token.id.clone(), &token),
         ])?;
-        state
-            .tokens_by_hash
-            .insert(token.secret_sha256.clone(), token.id.clone());
-        state.tokens.insert(token.id.clone(), token);
+        state.index_token(token);
         state
             .tenants
             .insert(tenant.id.clone(), TenantState::new(tenant));
@@ -38,16 +35,12 @@ impl Registry {
     /// Resolves a bearer secret; `None` when unknown or revoked.
     pub fn authenticate(&self, secret: &str) -> Option<Principal> {
         let state = self.read();
-        let id = state.tokens_by_hash.get(&sha256_hex(secret.as_bytes()))?;
-        let token = state.tokens.get(id)?;
+        let principal = state.tokens_by_hash.get(&sha256_hex(secret.as_bytes()))?;
+        let token = state.tokens.get(&principal.token_id)?;
         if token.revoked_at.is_some() || !state.tenants.contains_key(&token.tenant) {
             return None;
         }
-        Some(Principal {
-            tenant: token.tenant.clone(),
-            token_id: token.id.clone(),
-            scopes: token.scopes.clone(),
-        })
+        Some(principal.clone())
     }
 
     /// Creates a tenant.
@@ -105,10 +98,7 @@ impl Registry {
         let (token, secret) = new_token(tenant, &name, scopes)?;
         self.store
             .apply(&[put(Table::Tokens, token.id.clone(), &token)])?;
-        state
-            .tokens_by_hash
-            .insert(token.secret_sha256.clone(), token.id.clone());
-        state.tokens.insert(token.id.clone(), token.clone());
+        state.index_token(token.clone());
         Ok((token, secret))
     }
 

@@ -29,6 +29,7 @@ pub use ids::{IdentityError, NodeId, ProviderId, Scope, TenantId};
 pub use policy::{CompatibilitySettings, Policy, PolicySource};
 pub use providers::{DescriptorOutcome, ProviderRegistration, PublishStatus, Registration};
 pub use registry::{
-    Announcement, DEFAULT_MAX_POLICY_OVERRIDES, Page, Principal, Registry, RegistryOptions,
+    Announcement, DEFAULT_MAX_POLICY_OVERRIDES, Page, Principal, PrincipalData, Registry,
+    RegistryOptions,
 };
 pub use store::{RedbStore, Store, StoreError, Table, Write};

@@ -42,10 +42,7 @@ pub(crate) fn load_state(
     }
     for (key, bytes) in store.scan(Table::Tokens)? {
         let token: TokenRecord = decode(Table::Tokens, &key, &bytes)?;
-        state
-            .tokens_by_hash
-            .insert(token.secret_sha256.clone(), token.id.clone());
-        state.tokens.insert(token.id.clone(), token);
+        state.index_token(token);
     }
     for (key, bytes) in store.scan(Table::Compatibility)? {
         let record: SettingsRecord = decode(Table::Compatibility, &key, &bytes)?;

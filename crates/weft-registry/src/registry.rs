@@ -54,9 +54,14 @@ impl Default for RegistryOptions {
     }
 }
 
-/// Who is calling: resolved from a bearer token.
+/// Who is calling: resolved from a bearer token. A shared handle — every request carries
+/// one, and handlers and layers pass it around, so cloning it must not copy its strings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Principal {
+pub struct Principal(Arc<PrincipalData>);
+
+/// What a [`Principal`] is (reached through `Deref`: `principal.tenant`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct PrincipalData {
     /// The tenant the token acts for.
     pub tenant: TenantId,
     /// The token's id.
@@ -65,7 +70,23 @@ pub struct Principal {
     pub scopes: Vec<Scope>,
 }
 
+impl std::ops::Deref for Principal {
+    type Target = PrincipalData;
+    fn deref(&self) -> &PrincipalData {
+        &self.0
+    }
+}
+
 impl Principal {
+    /// A principal for `tenant`, acting through token `token_id` with `scopes`.
+    pub fn new(tenant: TenantId, token_id: String, scopes: Vec<Scope>) -> Self {
+        Self(Arc::new(PrincipalData {
+            tenant,
+            token_id,
+            scopes,
+        }))
+    }
+
     /// Whether the token grants `scope` (`admin` grants every scope).
     pub fn has(&self, scope: Scope) -> bool {
         self.scopes.contains(&scope) || self.scopes.contains(&Scope::Admin)
@@ -231,7 +252,20 @@ impl TenantState {
 pub(crate) struct State {
     pub(crate) tenants: BTreeMap<TenantId, TenantState>,
     pub(crate) tokens: BTreeMap<String, TokenRecord>,
-    pub(crate) tokens_by_hash: HashMap<String, String>,
+    /// SHA-256 of a secret → the principal its token acts as, built once per token (the
+    /// token's record still decides, on every request, whether it is revoked).
+    pub(crate) tokens_by_hash: HashMap<String, Principal>,
+}
+
+impl State {
+    /// Indexes a token (created, bootstrapped or loaded) by id and by its secret's hash.
+    pub(crate) fn index_token(&mut self, token: TokenRecord) {
+        let principal =
+            Principal::new(token.tenant.clone(), token.id.clone(), token.scopes.clone());
+        self.tokens_by_hash
+            .insert(token.secret_sha256.clone(), principal);
+        self.tokens.insert(token.id.clone(), token);
+    }
 }
 
 /// A change announced to subscribers of the change feed.

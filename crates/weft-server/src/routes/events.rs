@@ -143,7 +143,7 @@ pub async fn events(
     let feed = Feed {
         shutdown,
         state,
-        tenant: principal.tenant,
+        tenant: principal.tenant.clone(),
         last,
         backlog: VecDeque::new(),
         live,
