@@ -5,7 +5,7 @@ use crate::ctx::{Ctx, expected};
 use crate::error::VerifyError;
 use crate::fields::{self, Kind};
 use crate::image_rows::{declared_size, decoded_size, not_blank, requested_size};
-use crate::png_image::{self, DecodedPng};
+use crate::png_image;
 use crate::report::{Check, Checks, after};
 
 /// v0.1 chart types; others belong under `custom.<provider>.chart.*`.
@@ -57,11 +57,7 @@ pub(crate) fn from_data(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError> {
             ],
         ),
     );
-    let png = png_image::png_field(output, "/image_b64", ctx.options);
-    checks.add(
-        "png_valid",
-        png.as_ref().map(DecodedPng::describe).map_err(Clone::clone),
-    );
+    let png = png_image::output_png(ctx, &mut checks);
     checks.add(
         "dimensions_match",
         after(&png, "png_valid", |png| {

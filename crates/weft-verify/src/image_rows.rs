@@ -26,11 +26,7 @@ pub(crate) fn photorealistic(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError> {
             ],
         ),
     );
-    let png = png_image::png_field(output, "/image_b64", ctx.options);
-    checks.add(
-        "png_valid",
-        png.as_ref().map(DecodedPng::describe).map_err(Clone::clone),
-    );
+    let png = png_image::output_png(ctx, &mut checks);
     checks.add(
         "dimensions_match",
         after(&png, "png_valid", |png| {
@@ -67,11 +63,7 @@ pub(crate) fn illustration_png(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError>
         "output_shape",
         fields::shape(ctx.output, &[("/image_b64", Kind::Str, true)]),
     );
-    let png = png_image::png_field(ctx.output, "/image_b64", ctx.options);
-    checks.add(
-        "png_valid",
-        png.as_ref().map(DecodedPng::describe).map_err(Clone::clone),
-    );
+    let png = png_image::output_png(ctx, &mut checks);
     checks.add(
         "dimensions_match",
         after(&png, "png_valid", |png| decoded_size(png, width, height)),
@@ -96,11 +88,7 @@ pub(crate) fn background_remove(ctx: &Ctx<'_>) -> Result<Vec<Check>, VerifyError
             ],
         ),
     );
-    let png = png_image::png_field(output, "/image_b64", ctx.options);
-    checks.add(
-        "png_valid",
-        png.as_ref().map(DecodedPng::describe).map_err(Clone::clone),
-    );
+    let png = png_image::output_png(ctx, &mut checks);
     checks.add(
         "has_alpha",
         after(&png, "png_valid", |png| {
@@ -161,11 +149,7 @@ fn upscale(ctx: &Ctx<'_>, factor: u64) -> Result<Vec<Check>, VerifyError> {
         "output_shape",
         fields::shape(ctx.output, &[("/image_b64", Kind::Str, true)]),
     );
-    let png = png_image::png_field(ctx.output, "/image_b64", ctx.options);
-    checks.add(
-        "png_valid",
-        png.as_ref().map(DecodedPng::describe).map_err(Clone::clone),
-    );
+    let png = png_image::output_png(ctx, &mut checks);
     checks.add(
         "dimensions_scaled",
         after(&png, "png_valid", |png| {

@@ -19,8 +19,10 @@ use std::io::Cursor;
 use base64::Engine as _;
 use serde_json::Value;
 
+use crate::ctx::Ctx;
 use crate::fields;
 use crate::options::VerifyOptions;
+use crate::report::Checks;
 
 /// A fully decoded PNG.
 pub(crate) struct DecodedPng {
@@ -64,6 +66,17 @@ pub(crate) fn png_field(
     let bytes =
         decode_base64(text, options.max_base64_bytes).map_err(|e| format!("{pointer}: {e}"))?;
     decode(&bytes, options).map_err(|e| format!("{pointer}: {e}"))
+}
+
+/// Decodes the base64 PNG at `/image_b64` of the output and reports it as the `png_valid`
+/// check; later checks run [`crate::report::after`] it.
+pub(crate) fn output_png(ctx: &Ctx<'_>, checks: &mut Checks) -> Result<DecodedPng, String> {
+    let png = png_field(ctx.output, "/image_b64", ctx.options);
+    checks.add(
+        "png_valid",
+        png.as_ref().map(DecodedPng::describe).map_err(Clone::clone),
+    );
+    png
 }
 
 /// Decodes PNG bytes within the limits of `options`.
