@@ -16,7 +16,9 @@
 //! calls are in flight two counters of one snapshot may disagree by the calls that moved
 //! between the reads.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
@@ -65,7 +67,7 @@ impl Diagnostics {
                 default_timeout_seconds: options.default_timeout.as_secs_f64(),
                 max_timeout_seconds: options.max_timeout.as_secs_f64(),
             },
-            capabilities: RwLock::new(HashMap::new()),
+            capabilities: RwLock::new(HashMap::default()),
             unresolved_calls: CodeCounts::default(),
             unresolved_streams: CodeCounts::default(),
         }

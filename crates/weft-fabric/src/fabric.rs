@@ -15,11 +15,11 @@
 //!    valid against `output_schema` → `invalid_result`. The caller never receives an
 //!    unvalidated result.
 
-use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use foldhash::HashMap;
+use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::sync::Semaphore;
@@ -29,6 +29,7 @@ use weft_registry::{NodeId, ProviderId, Registry, RegistryError, TenantId};
 
 use crate::diagnostics::{CallProbe, Diagnostics};
 use crate::error::CallError;
+use crate::response::CallResponse;
 
 /// Tunables of the call path.
 #[derive(Debug, Clone)]
@@ -99,30 +100,6 @@ pub struct CallRequest {
     pub verify: bool,
 }
 
-/// A successful call.
-#[derive(Debug, Clone, Serialize)]
-pub struct CallResponse {
-    /// The call id.
-    pub call_id: String,
-    /// The validated result.
-    pub result: Value,
-    /// Capability id.
-    pub capability_id: String,
-    /// Version.
-    pub version: String,
-    /// The revision the call ran against.
-    pub revision: String,
-    /// Who answered.
-    pub provider_id: String,
-    /// Where.
-    pub node_id: String,
-    /// Wall time from arrival to the validated result.
-    pub duration_ms: f64,
-    /// The verification report, when the caller asked for one (set by the edge).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verification: Option<Value>,
-}
-
 /// Which entry point is asking: unary calls and streams accept different I/O modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -184,7 +161,7 @@ impl Fabric {
             stream_admission: Arc::new(Semaphore::new(options.max_concurrent_streams)),
             diagnostics: Diagnostics::new(&options),
             options,
-            providers: RwLock::new(HashMap::new()),
+            providers: RwLock::new(HashMap::default()),
         }
     }
 

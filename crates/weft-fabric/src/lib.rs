@@ -11,12 +11,14 @@ pub mod diagnostics;
 pub mod error;
 pub mod fabric;
 pub mod frame;
+pub mod response;
 pub mod stream;
 
 pub use diagnostics::{Diagnostics, StreamEnd, StreamProbe};
 pub use error::CallError;
-pub use fabric::{CallRequest, CallResponse, Fabric, FabricOptions};
+pub use fabric::{CallRequest, Fabric, FabricOptions};
 pub use frame::CallerFrame;
+pub use response::CallResponse;
 pub use stream::{
     Direction, Frame, FrameError, FrameKind, Frames, InputHandle, Stopper, StreamCall,
 };

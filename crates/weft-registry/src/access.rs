@@ -5,7 +5,7 @@ use crate::ids::{Scope, TenantId};
 use crate::model::{TenantRecord, TokenRecord};
 use crate::registry::{Page, Principal, Registry, TenantState, paginate, put};
 use crate::store::Table;
-use crate::util::{base64url, now_rfc3339, random_bytes, sha256_hex};
+use crate::util::{base64url, now_rfc3339, random_bytes, sha256, sha256_hex};
 
 impl Registry {
     /// On a registry with no tenant yet, creates the default tenant and an admin token and
@@ -35,7 +35,7 @@ impl Registry {
     /// Resolves a bearer secret; `None` when unknown or revoked.
     pub fn authenticate(&self, secret: &str) -> Option<Principal> {
         let state = self.read();
-        let principal = state.tokens_by_hash.get(&sha256_hex(secret.as_bytes()))?;
+        let principal = state.tokens_by_hash.get(&sha256(secret.as_bytes()))?;
         let token = state.tokens.get(&principal.token_id)?;
         if token.revoked_at.is_some() || !state.tenants.contains_key(&token.tenant) {
             return None;

@@ -252,9 +252,10 @@ impl TenantState {
 pub(crate) struct State {
     pub(crate) tenants: BTreeMap<TenantId, TenantState>,
     pub(crate) tokens: BTreeMap<String, TokenRecord>,
-    /// SHA-256 of a secret → the principal its token acts as, built once per token (the
-    /// token's record still decides, on every request, whether it is revoked).
-    pub(crate) tokens_by_hash: HashMap<String, Principal>,
+    /// SHA-256 of a secret (the 32 bytes, not hex: no formatting per request) → the
+    /// principal its token acts as, built once per token (the token's record still
+    /// decides, on every request, whether it is revoked).
+    pub(crate) tokens_by_hash: foldhash::HashMap<[u8; 32], Principal>,
 }
 
 impl State {
@@ -262,8 +263,11 @@ impl State {
     pub(crate) fn index_token(&mut self, token: TokenRecord) {
         let principal =
             Principal::new(token.tenant.clone(), token.id.clone(), token.scopes.clone());
-        self.tokens_by_hash
-            .insert(token.secret_sha256.clone(), principal);
+        // A stored hash that is not 64 hex digits matches no secret: the token cannot
+        // authenticate (nothing else about it changes).
+        if let Some(digest) = crate::util::sha256_from_hex(&token.secret_sha256) {
+            self.tokens_by_hash.insert(digest, principal);
+        }
         self.tokens.insert(token.id.clone(), token);
     }
 }

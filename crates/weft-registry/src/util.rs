@@ -20,10 +20,33 @@ pub fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// Lowercase hex SHA-256 (on every authenticated request, so no per-byte formatting).
+/// SHA-256 of `bytes`.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// The 32 bytes a lowercase or uppercase hex SHA-256 spells, or `None`.
+pub fn sha256_from_hex(hex: &str) -> Option<[u8; 32]> {
+    let hex = hex.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let nibble = |c: u8| {
+        char::from(c)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    };
+    let mut digest = [0; 32];
+    for (byte, pair) in digest.iter_mut().zip(hex.chunks_exact(2)) {
+        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(digest)
+}
+
+/// Lowercase hex SHA-256.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
+    let digest = sha256(bytes);
     let mut out = String::with_capacity(64);
     for byte in digest {
         out.push(char::from(HEX[usize::from(byte >> 4)]));
@@ -69,4 +92,20 @@ pub fn tenant_key(tenant: &str, rest: &str) -> String {
 /// The key of event `sequence` of `tenant` (zero-padded so keys sort numerically).
 pub fn event_key(tenant: &str, sequence: u64) -> String {
     format!("{tenant}/{sequence:020}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_digest_round_trips_and_rejects_what_is_not_one() {
+        let hex = sha256_hex(b"weft");
+        assert_eq!(sha256_from_hex(&hex), Some(sha256(b"weft")));
+        assert_eq!(sha256_from_hex(&hex.to_uppercase()), Some(sha256(b"weft")));
+        assert_eq!(sha256_from_hex(&hex[..62]), None);
+        assert_eq!(sha256_from_hex(&format!("{hex}00")), None);
+        assert_eq!(sha256_from_hex(&format!("{}zz", &hex[..62])), None);
+        assert_eq!(sha256_from_hex(&"é".repeat(32)), None);
+    }
 }
