@@ -96,6 +96,7 @@ pub fn event_key(tenant: &str, sequence: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]
