@@ -334,8 +334,8 @@ impl Fabric {
             capability_id: id,
             version,
             revision: descriptor.revision().as_str().to_owned(),
-            provider_id: provider_id.as_str().to_owned(),
-            node_id: node_id.as_str().to_owned(),
+            provider_id: provider_id.into(),
+            node_id: node_id.into(),
             duration_ms: started.elapsed().as_secs_f64() * 1000.0,
             verification: None,
         })

@@ -21,8 +21,10 @@ use weft_registry::model::IdempotencyRecord;
 use crate::error::ApiError;
 use crate::state::AppState;
 
-/// The request header.
-pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+/// The request header (a `HeaderName`, not a `&str`: looked up on every POST and PUT, and a
+/// string name would be parsed and validated on each lookup).
+pub const IDEMPOTENCY_KEY: axum::http::HeaderName =
+    axum::http::HeaderName::from_static("idempotency-key");
 /// The header marking a replayed response.
 pub const REPLAY_HEADER: &str = "x-idempotent-replay";
 
@@ -98,7 +100,7 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let keyed = matches!(*request.method(), Method::POST | Method::PUT)
-            && request.headers().contains_key(IDEMPOTENCY_KEY);
+            && request.headers().contains_key(&IDEMPOTENCY_KEY);
         if !keyed {
             return Either::Left(self.inner.call(request));
         }
@@ -119,7 +121,7 @@ async fn idempotent<S>(state: AppState, inner: S, request: Request) -> Result<Re
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
-    let Some(raw_key) = request.headers().get(IDEMPOTENCY_KEY) else {
+    let Some(raw_key) = request.headers().get(&IDEMPOTENCY_KEY) else {
         return Ok(inner.oneshot(request).await.unwrap_or_else(|e| match e {}));
     };
     let key = valid_key(raw_key).ok_or_else(|| {

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 use axum::extract::Request;
-use axum::http::{self as http, HeaderMap, HeaderValue, header};
+use axum::http::{self as http, HeaderMap, HeaderName, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{BoxFuture, Either};
 use tower::{Layer, Service};
@@ -16,22 +16,19 @@ use weft_registry::{Principal, Scope};
 use crate::error::{ApiError, PendingError, render};
 use crate::state::AppState;
 
-/// Header carrying the request id, in and out.
-pub const REQUEST_ID: &str = "x-request-id";
+/// Header carrying the request id, in and out (a `HeaderName`: a string name would be
+/// parsed on every lookup).
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// The id of the current request, available to handlers as an extension.
-#[derive(Debug, Clone)]
-pub struct RequestId(pub String);
-
-fn acceptable_request_id(value: &HeaderValue) -> Option<String> {
-    let text = value.to_str().ok()?;
-    let ok = !text.is_empty() && text.len() <= 128 && text.bytes().all(|b| b.is_ascii_graphic());
-    ok.then(|| text.to_owned())
+/// A caller's id is kept when it is 1–128 visible ASCII characters.
+fn acceptable_request_id(value: &HeaderValue) -> bool {
+    let bytes = value.as_bytes();
+    !bytes.is_empty() && bytes.len() <= 128 && bytes.iter().all(u8::is_ascii_graphic)
 }
 
 /// `req-` + a per-process random prefix + `-` + a decimal counter: unique without a syscall or a
 /// formatting allocation per byte on every request.
-fn mint_request_id() -> String {
+fn mint_request_id() -> HeaderValue {
     use std::sync::OnceLock;
     use std::sync::atomic::{AtomicU64, Ordering};
     static PREFIX: OnceLock<String> = OnceLock::new();
@@ -53,7 +50,8 @@ fn mint_request_id() -> String {
     let mut id = String::with_capacity(prefix.len() + counter.len());
     id.push_str(prefix);
     id.push_str(counter);
-    id
+    // Hex digits, dashes and decimals are always a valid header value.
+    HeaderValue::try_from(id).unwrap_or(HeaderValue::from_static("req-unnamed"))
 }
 
 /// Honours a sane `X-Request-Id` or mints `req-…`; echoes it on every response and writes
@@ -93,16 +91,16 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut request: Request) -> Self::Future {
+    fn call(&mut self, request: Request) -> Self::Future {
         let id = request
             .headers()
-            .get(REQUEST_ID)
-            .and_then(acceptable_request_id)
+            .get(&REQUEST_ID)
+            .filter(|value| acceptable_request_id(value))
+            .cloned()
             .unwrap_or_else(mint_request_id);
-        request.extensions_mut().insert(RequestId(id.clone()));
         RequestIdFuture {
             inner: self.inner.call(request),
-            id,
+            id: Some(id),
         }
     }
 }
@@ -112,7 +110,7 @@ pin_project_lite::pin_project! {
     pub struct RequestIdFuture<F> {
         #[pin]
         inner: F,
-        id: String,
+        id: Option<HeaderValue>,
     }
 }
 
@@ -129,19 +127,24 @@ where
         let response = ready!(this.inner.poll(cx))?;
         Poll::Ready(Ok(finish_response(
             response.map(axum::body::Body::new),
-            this.id,
+            this.id.take(),
         )))
     }
 }
 
 /// Renders a pending error envelope (it needs the request id) and echoes the id.
-fn finish_response(mut response: Response, id: &str) -> Response {
+fn finish_response(mut response: Response, id: Option<HeaderValue>) -> Response {
+    let Some(id) = id else {
+        return response;
+    };
     if let Some(PendingError { error }) = response.extensions_mut().remove::<PendingError>() {
         let status = response.status();
         let mut headers = std::mem::take(response.headers_mut());
         // The length belonged to the placeholder body; the rendered one sets its own.
         headers.remove(header::CONTENT_LENGTH);
-        let mut rendered = Response::new(axum::body::Body::from(render(&error, id)));
+        // Visible ASCII by construction (checked or minted).
+        let text = id.to_str().unwrap_or_default();
+        let mut rendered = Response::new(axum::body::Body::from(render(&error, text)));
         *rendered.status_mut() = status;
         *rendered.headers_mut() = headers;
         rendered.headers_mut().insert(
@@ -150,9 +153,7 @@ fn finish_response(mut response: Response, id: &str) -> Response {
         );
         response = rendered;
     }
-    if let Ok(value) = HeaderValue::from_str(id) {
-        response.headers_mut().insert(REQUEST_ID, value);
-    }
+    response.headers_mut().insert(REQUEST_ID, id);
     response
 }
 
