@@ -283,7 +283,7 @@ pub fn run(options: &BenchOptions) -> Result<Report, BenchError> {
     }
     Ok(Report {
         title: format!(
-            "mcp-peer: echo as an rmcp tools/call (stateless, JSON responses, in-process) vs the built-in echo through the node \
+            "mcp-peer: echo as an rmcp tools/call (stateless, JSON responses, in its own process) vs the built-in echo through the node \
              (median of {} run(s), {} s measured per cell after {} s warm-up; the load generator shares the cores)",
             options.runs.max(1),
             options.measure.as_secs_f64(),
