@@ -67,6 +67,10 @@ pub struct ServeArgs {
     /// [default: 30].
     #[arg(long, env = "WEFT_HEADER_READ_TIMEOUT", value_name = "SECONDS")]
     pub header_read_timeout: Option<f64>,
+    /// Multiplexed WebSockets kept open to each remote provider address for unary calls,
+    /// 1–64 [default: 2].
+    #[arg(long, env = "WEFT_REMOTE_CONNECTIONS", value_name = "N")]
+    pub remote_connections: Option<usize>,
     /// Ids in a standard taxonomy domain that are not standard ids: refused (enforced) or
     /// accepted with a warning (advisory) [default: advisory].
     #[arg(long, env = "WEFT_TAXONOMY", value_name = "MODE")]
@@ -143,6 +147,9 @@ fn config(args: &ServeArgs) -> Result<ServerConfig, String> {
     }
     if let Some(t) = args.header_read_timeout {
         config.header_read_timeout_seconds = t;
+    }
+    if let Some(n) = args.remote_connections {
+        config.remote_connections = n;
     }
     if let Some(mode) = &args.taxonomy {
         config.taxonomy = weft_taxonomy::BindingMode::parse(mode)

@@ -2,12 +2,15 @@
 //!
 //! `POST /weft/v1/call` takes `{call_id, capability_id, version, revision, deadline_ms,
 //! payload}` and answers 200 with `{"result": …}` or `{"error": {"message": …}}`.
+//! `GET /weft/v1/calls` is a long-lived WebSocket carrying many unary calls at once, each
+//! tagged with the node's `ref` (what the node uses when it can).
 //! `GET /weft/v1/stream` is a WebSocket carrying one streaming call (the protocol is in
 //! `docs/remote-providers.md`). The node validates the payload and every
 //! chunk before and the results after; the provider only computes. The provider registers
 //! itself with the node (`PUT /v1/providers/{id}` with `transport: {"kind": "http", "url":
 //! …, "lease_seconds": …}`) and renews the lease by re-sending that PUT before it lapses.
 
+mod multiplexed;
 mod stream;
 
 use std::sync::Arc;
@@ -20,7 +23,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use weft_contract::{CapabilityId, CapabilityVersion, DescriptorRevision, QualifiedId};
 
-pub use crate::wire::{CALL_PATH, STREAM_PATH};
+pub use crate::wire::{CALL_PATH, CALLS_PATH, STREAM_PATH};
 use crate::{CallContext, SharedProvider};
 
 /// The longest deadline the SDK honours (one day); longer ones are clamped to it.
@@ -35,6 +38,9 @@ pub struct HttpOptions {
     /// Chunks buffered each way inside one streaming call; beyond that the SDK stops reading
     /// the socket (input) or the provider's `send` waits (output).
     pub stream_queue: usize,
+    /// Unary calls one multiplexed connection runs at once; beyond that the SDK stops
+    /// reading the connection until one finishes (the node's writes then wait on TCP).
+    pub max_calls_per_connection: usize,
 }
 
 impl Default for HttpOptions {
@@ -42,6 +48,7 @@ impl Default for HttpOptions {
         Self {
             max_message_bytes: 16 * 1024 * 1024,
             stream_queue: 16,
+            max_calls_per_connection: 1024,
         }
     }
 }
@@ -56,6 +63,9 @@ struct Served {
 /// One call line, as the node sends it.
 #[derive(Debug, Deserialize)]
 struct CallLine {
+    /// The node's number for the call on a multiplexed connection (absent elsewhere).
+    #[serde(rename = "ref", default)]
+    reference: Option<u64>,
     call_id: String,
     capability_id: String,
     version: String,
@@ -108,6 +118,7 @@ pub fn router(provider: SharedProvider) -> Router {
 pub fn router_with(provider: SharedProvider, options: HttpOptions) -> Router {
     Router::new()
         .route(CALL_PATH, post(call))
+        .route(CALLS_PATH, get(multiplexed::upgrade))
         .route(STREAM_PATH, get(stream::upgrade))
         .layer(DefaultBodyLimit::max(options.max_message_bytes))
         .with_state(Served { provider, options })

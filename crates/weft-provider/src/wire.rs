@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use thiserror::Error;
 
@@ -19,6 +19,9 @@ pub const CALL_PATH: &str = "/weft/v1/call";
 /// The path a node opens one WebSocket per streaming call on.
 pub const STREAM_PATH: &str = "/weft/v1/stream";
 
+/// The path a node opens its long-lived, multiplexed unary-call WebSockets on.
+pub const CALLS_PATH: &str = "/weft/v1/calls";
+
 /// A message that does not follow the wire format.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{0}")]
@@ -29,8 +32,20 @@ pub struct MalformedMessage(String);
 /// is what is left of the call's deadline when the line is encoded. Encoded straight from
 /// borrowed fields (no intermediate map: this runs on every remote call).
 pub fn call_line(context: &CallContext, payload: &Value) -> String {
+    encode_call_line(None, context, payload)
+}
+
+/// A call on a multiplexed connection (`CALLS_PATH`): the call line with `ref`, the
+/// node's number for the call, unique among the connection's calls in flight.
+pub fn multiplexed_call_line(reference: u64, context: &CallContext, payload: &Value) -> String {
+    encode_call_line(Some(reference), context, payload)
+}
+
+fn encode_call_line(reference: Option<u64>, context: &CallContext, payload: &Value) -> String {
     #[derive(Serialize)]
     struct CallLine<'a> {
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<u64>,
         call_id: &'a str,
         capability_id: &'a str,
         version: String,
@@ -40,6 +55,7 @@ pub fn call_line(context: &CallContext, payload: &Value) -> String {
     }
     let remaining = context.deadline.saturating_duration_since(Instant::now());
     let line = CallLine {
+        reference,
         call_id: &context.call_id,
         capability_id: context.capability.id.as_str(),
         version: context.capability.version.to_string(),
@@ -49,6 +65,102 @@ pub fn call_line(context: &CallContext, payload: &Value) -> String {
     };
     // Strings, integers and a `Value` always encode.
     serde_json::to_string(&line).unwrap_or_default()
+}
+
+/// `{"type": "cancel", "ref": n}`: the node gave up on call `n` of a multiplexed
+/// connection (its deadline passed or its caller went away); the provider drops the work
+/// and answers nothing.
+pub fn multiplexed_cancel(reference: u64) -> String {
+    format!(r#"{{"type":"cancel","ref":{reference}}}"#)
+}
+
+/// A provider's answer on a multiplexed connection: `{"ref": n, "result": …}` or
+/// `{"ref": n, "error": {"message": "…"}}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MultiplexedAnswer {
+    /// The call it answers.
+    pub reference: u64,
+    /// The result, or the provider's message saying why there is none.
+    pub outcome: Result<Value, String>,
+}
+
+impl MultiplexedAnswer {
+    /// The answer as the text of one WebSocket message.
+    pub fn to_text(&self) -> String {
+        #[derive(Serialize)]
+        struct Failure<'a> {
+            message: &'a str,
+        }
+        #[derive(Serialize)]
+        struct Answer<'a> {
+            #[serde(rename = "ref")]
+            reference: u64,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            result: Option<&'a Value>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            error: Option<Failure<'a>>,
+        }
+        let answer = match &self.outcome {
+            Ok(result) => Answer {
+                reference: self.reference,
+                result: Some(result),
+                error: None,
+            },
+            Err(message) => Answer {
+                reference: self.reference,
+                result: None,
+                error: Some(Failure { message }),
+            },
+        };
+        // An integer, a `Value` and a string always encode.
+        serde_json::to_string(&answer).unwrap_or_default()
+    }
+
+    /// Reads one answer. `Err(Some(n))` is an answer to call `n` that says neither a result
+    /// nor an error (that call fails); `Err(None)` a message that names no call at all.
+    pub fn parse(text: &str) -> Result<Self, (Option<u64>, MalformedMessage)> {
+        #[derive(Deserialize)]
+        struct Failure {
+            message: String,
+        }
+        #[derive(Deserialize)]
+        struct Answer {
+            #[serde(rename = "ref")]
+            reference: u64,
+            // Present-but-null is a result (the node then says it is not an object).
+            #[serde(default, deserialize_with = "present")]
+            result: Option<Value>,
+            #[serde(default)]
+            error: Option<Failure>,
+        }
+        let answer: Answer = serde_json::from_str(text).map_err(|e| {
+            (
+                None,
+                MalformedMessage(format!("the answer is not a JSON object with a `ref`: {e}")),
+            )
+        })?;
+        let outcome = match (answer.result, answer.error) {
+            (Some(result), None) => Ok(result),
+            (None, Some(error)) => Err(error.message),
+            _ => {
+                return Err((
+                    Some(answer.reference),
+                    MalformedMessage(
+                        "an answer carries exactly one of `result` and `error`".into(),
+                    ),
+                ));
+            }
+        };
+        Ok(Self {
+            reference: answer.reference,
+            outcome,
+        })
+    }
+}
+
+/// A field that is present, even as `null`.
+fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(value).map(Some)
 }
 
 /// A node → provider message after the call line.
@@ -181,6 +293,46 @@ mod tests {
                 ProviderMessage::parse(&message.clone().into_text()),
                 Ok(message)
             );
+        }
+    }
+
+    #[test]
+    fn multiplexed_answers_round_trip() {
+        for answer in [
+            MultiplexedAnswer {
+                reference: 7,
+                outcome: Ok(json!({"text": "hi"})),
+            },
+            MultiplexedAnswer {
+                reference: u64::MAX,
+                outcome: Err("boom \"quoted\"".into()),
+            },
+            MultiplexedAnswer {
+                reference: 0,
+                outcome: Ok(Value::Null),
+            },
+        ] {
+            assert_eq!(MultiplexedAnswer::parse(&answer.to_text()), Ok(answer));
+        }
+        let cancel: Value = serde_json::from_str(&multiplexed_cancel(42)).unwrap();
+        assert_eq!(cancel, json!({"type": "cancel", "ref": 42}));
+    }
+
+    #[test]
+    fn malformed_answers_say_which_call_they_name() {
+        for (text, names) in [
+            ("not json", None),
+            (r#"{"result": {}}"#, None),
+            (r#"{"ref": -1, "result": {}}"#, None),
+            (r#"{"ref": 3}"#, Some(3)),
+            (
+                r#"{"ref": 3, "result": {}, "error": {"message": "x"}}"#,
+                Some(3),
+            ),
+            (r#"{"ref": 4, "error": {"text": "x"}}"#, None),
+        ] {
+            let parsed = MultiplexedAnswer::parse(text);
+            assert_eq!(parsed.map_err(|(r, _)| r), Err(names), "{text}");
         }
     }
 

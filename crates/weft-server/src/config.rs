@@ -21,6 +21,13 @@ pub const MIN_HEADER_READ_TIMEOUT_SECONDS: f64 = 0.1;
 /// Largest accepted [`ServerConfig::header_read_timeout_seconds`].
 pub const MAX_HEADER_READ_TIMEOUT_SECONDS: f64 = 3600.0;
 
+/// Default of [`ServerConfig::remote_connections`]: one per core of this machine class.
+pub const DEFAULT_REMOTE_CONNECTIONS: usize = 2;
+/// Smallest accepted [`ServerConfig::remote_connections`].
+pub const MIN_REMOTE_CONNECTIONS: usize = 1;
+/// Largest accepted [`ServerConfig::remote_connections`].
+pub const MAX_REMOTE_CONNECTIONS: usize = 64;
+
 /// Largest accepted [`ServerConfig::max_compatibility_overrides`].
 pub const MAX_COMPATIBILITY_OVERRIDES: usize = 100_000;
 
@@ -110,6 +117,9 @@ pub struct ServerConfig {
     /// request. Past it the connection is closed, so slow or silent clients cannot pin
     /// connections open.
     pub header_read_timeout_seconds: f64,
+    /// Multiplexed WebSockets the node keeps open to each remote provider address for
+    /// unary calls ([`MIN_REMOTE_CONNECTIONS`]–[`MAX_REMOTE_CONNECTIONS`]).
+    pub remote_connections: usize,
     /// Managed child providers to start.
     pub managed: Vec<ManagedEntry>,
     /// Whether ids in a standard taxonomy domain that are not standard ids are refused
@@ -164,6 +174,8 @@ pub struct ConfigFile {
     pub max_payload_bytes: Option<usize>,
     /// See [`ServerConfig::header_read_timeout_seconds`].
     pub header_read_timeout_seconds: Option<f64>,
+    /// See [`ServerConfig::remote_connections`].
+    pub remote_connections: Option<usize>,
     /// See [`ServerConfig::managed`].
     #[serde(default)]
     pub managed: Vec<ManagedEntry>,
@@ -260,6 +272,9 @@ impl ServerConfig {
             header_read_timeout_seconds: file
                 .header_read_timeout_seconds
                 .unwrap_or(DEFAULT_HEADER_READ_TIMEOUT_SECONDS),
+            remote_connections: file
+                .remote_connections
+                .unwrap_or(DEFAULT_REMOTE_CONNECTIONS),
             managed: file.managed,
             taxonomy: file.taxonomy.unwrap_or_default(),
             verification: file.verification.unwrap_or_default(),
@@ -320,6 +335,12 @@ impl ServerConfig {
             return invalid(
                 "header_read_timeout_seconds",
                 "must be from 0.1 to 3600 seconds",
+            );
+        }
+        if !(MIN_REMOTE_CONNECTIONS..=MAX_REMOTE_CONNECTIONS).contains(&self.remote_connections) {
+            return invalid(
+                "remote_connections",
+                &format!("must be from {MIN_REMOTE_CONNECTIONS} to {MAX_REMOTE_CONNECTIONS}"),
             );
         }
         if self.max_compatibility_overrides > MAX_COMPATIBILITY_OVERRIDES {

@@ -22,6 +22,7 @@ pub mod layers;
 pub mod managed;
 pub mod openapi;
 pub mod remote;
+pub mod remote_mux;
 pub mod remote_pool;
 pub mod remote_stream;
 pub mod routes;

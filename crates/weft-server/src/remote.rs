@@ -1,7 +1,9 @@
 //! Remote HTTP providers: a provider process registers with
 //! `transport: {"kind": "http", "url": "http://host:port", "lease_seconds": n}` (1–300,
 //! default 15), renews the lease by re-sending its `PUT` before it lapses, and answers calls
-//! on `POST {url}/weft/v1/call` (the SDK's `weft_provider::http` serves that). While the
+//! over a few long-lived multiplexed WebSockets at `{url}/weft/v1/calls`
+//! (`crate::remote_mux`), or — for a provider that does not serve that route — one
+//! `POST {url}/weft/v1/call` each (the SDK's `weft_provider::http` serves both). While the
 //! lease holds, the node routes calls to it; once it lapses the provider's descriptors leave
 //! listings, its node shows `stale`, and calls answer `unreachable` — until it renews.
 //! Streaming calls go over one WebSocket per call (`crate::remote_stream`); the protocol is
@@ -22,6 +24,7 @@ use weft_provider::{CallContext, ChunkSink, ChunkSource, Provider, ProviderError
 use weft_registry::{ProviderId, TenantId};
 
 use crate::error::ApiError;
+use crate::remote_mux::{MuxError, MuxHost};
 use crate::remote_pool::HttpPool;
 use crate::state::AppState;
 
@@ -103,6 +106,11 @@ pub struct RemoteProvider {
     expires_ms: AtomicU64,
     lapsed: AtomicBool,
     pool: Arc<HttpPool>,
+    /// The multiplexed call connections to `authority`, shared by every registration there.
+    multiplexed: Arc<MuxHost>,
+    /// Set once the provider answered the multiplexed route's upgrade with a plain HTTP
+    /// status: until it registers again, its calls go as one `POST` each.
+    post_only: AtomicBool,
     /// The node's `max_payload_bytes`, which bounds streamed messages too.
     payload_limit: usize,
 }
@@ -110,6 +118,45 @@ pub struct RemoteProvider {
 impl RemoteProvider {
     fn live(&self) -> bool {
         now_ms() < self.expires_ms.load(Ordering::SeqCst)
+    }
+
+    /// One call as one `POST /weft/v1/call`.
+    async fn post(&self, context: &CallContext, payload: &Value) -> Result<Value, ProviderError> {
+        let bytes = weft_provider::wire::call_line(context, payload).into_bytes();
+        let request = hyper::Request::post(weft_provider::wire::CALL_PATH)
+            .header(hyper::header::HOST, self.authority.as_str())
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(bytes)))
+            .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
+        // No timer of its own: the fabric runs this inside the call's one deadline and
+        // drops it (closing the exchange) when the deadline passes.
+        let (status, body) = self
+            .pool
+            .send(&self.authority, request)
+            .await
+            .map_err(|e| ProviderError::Unavailable(format!("remote provider: {e}")))?;
+        if status != 200 {
+            return Err(ProviderError::Failed(format!(
+                "remote provider answered HTTP {status}"
+            )));
+        }
+        let answer: Value = serde_json::from_slice(&body).map_err(|e| {
+            ProviderError::Failed(format!("remote provider answered malformed JSON: {e}"))
+        })?;
+        let Value::Object(mut answer) = answer else {
+            return Err(ProviderError::Failed(
+                "remote provider answered JSON that is not an object".into(),
+            ));
+        };
+        if let Some(result) = answer.remove("result") {
+            return Ok(result);
+        }
+        let message = answer
+            .get("error")
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+            .unwrap_or("remote provider failed");
+        Err(ProviderError::Failed(message.to_owned()))
     }
 }
 
@@ -127,43 +174,22 @@ impl Provider for RemoteProvider {
         context: &'a CallContext,
         payload: Value,
     ) -> BoxFuture<'a, Result<Value, ProviderError>> {
-        let encoded = weft_provider::wire::call_line(context, &payload);
         async move {
-            let bytes = encoded.into_bytes();
-            let request = hyper::Request::post(weft_provider::wire::CALL_PATH)
-                .header(hyper::header::HOST, self.authority.as_str())
-                .header(hyper::header::CONTENT_TYPE, "application/json")
-                .body(Full::new(Bytes::from(bytes)))
-                .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
-            // No timer of its own: the fabric runs this inside the call's one deadline and
-            // drops it (closing the exchange) when the deadline passes.
-            let (status, body) = self
-                .pool
-                .send(&self.authority, request)
-                .await
-                .map_err(|e| ProviderError::Unavailable(format!("remote provider: {e}")))?;
-            if status != 200 {
-                return Err(ProviderError::Failed(format!(
-                    "remote provider answered HTTP {status}"
-                )));
+            if !self.post_only.load(Ordering::Relaxed) {
+                match self.multiplexed.call(context, &payload).await {
+                    Ok(result) => return Ok(result),
+                    Err(MuxError::Call(error)) => return Err(error),
+                    Err(MuxError::NotServed(status)) => {
+                        tracing::info!(
+                            authority = %self.authority,
+                            status,
+                            "remote provider does not serve multiplexed calls; using POST"
+                        );
+                        self.post_only.store(true, Ordering::Relaxed);
+                    }
+                }
             }
-            let answer: Value = serde_json::from_slice(&body).map_err(|e| {
-                ProviderError::Failed(format!("remote provider answered malformed JSON: {e}"))
-            })?;
-            let Value::Object(mut answer) = answer else {
-                return Err(ProviderError::Failed(
-                    "remote provider answered JSON that is not an object".into(),
-                ));
-            };
-            if let Some(result) = answer.remove("result") {
-                return Ok(result);
-            }
-            let message = answer
-                .get("error")
-                .and_then(|e| e.get("message"))
-                .and_then(Value::as_str)
-                .unwrap_or("remote provider failed");
-            Err(ProviderError::Failed(message.to_owned()))
+            self.post(context, &payload).await
         }
         .boxed()
     }
@@ -191,6 +217,8 @@ impl Provider for RemoteProvider {
 pub struct Leases {
     remotes: Mutex<HashMap<(TenantId, ProviderId), Arc<RemoteProvider>>>,
     pool: Arc<HttpPool>,
+    /// Multiplexed call connections per `host:port`, kept across renewals.
+    multiplexed: Mutex<HashMap<String, Arc<MuxHost>>>,
 }
 
 impl Default for Leases {
@@ -198,6 +226,7 @@ impl Default for Leases {
         Self {
             remotes: Mutex::new(HashMap::new()),
             pool: Arc::new(HttpPool::new(256, Duration::from_secs(2))),
+            multiplexed: Mutex::new(HashMap::new()),
         }
     }
 }
@@ -212,6 +241,22 @@ impl Leases {
         transport: RemoteTransport,
         descriptors: Vec<Descriptor>,
     ) {
+        let multiplexed = Arc::clone(
+            self.multiplexed
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(transport.authority.clone())
+                .or_insert_with(|| {
+                    Arc::new(MuxHost::new(
+                        &transport.authority,
+                        state.config.remote_connections,
+                        state
+                            .config
+                            .max_payload_bytes
+                            .saturating_add(crate::remote_stream::FRAMING_ROOM),
+                    ))
+                }),
+        );
         let remote = Arc::new(RemoteProvider {
             authority: transport.authority,
             url: transport.url,
@@ -222,6 +267,8 @@ impl Leases {
             ),
             lapsed: AtomicBool::new(false),
             pool: Arc::clone(&self.pool),
+            multiplexed,
+            post_only: AtomicBool::new(false),
             payload_limit: state.config.max_payload_bytes,
         });
         state

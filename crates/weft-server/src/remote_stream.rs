@@ -31,7 +31,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the node tries to deliver `cancel` and its close before dropping the socket.
 const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
-type Socket = WebSocketStream<TcpStream>;
+pub(crate) type Socket = WebSocketStream<TcpStream>;
 
 /// Runs one streaming call against the remote provider at `url` (`http://host:port`).
 /// `payload_limit` is the node's `max_payload_bytes`; provider messages may exceed it by
@@ -67,12 +67,23 @@ pub async fn stream(
     }
 }
 
-/// Dials the provider with TCP_NODELAY and opens the streaming WebSocket.
-async fn connect(url: &str, message_limit: usize) -> Result<Socket, ProviderError> {
-    let authority = url.strip_prefix("http://").unwrap_or(url);
-    let unreachable = |e: &dyn std::fmt::Display| {
-        ProviderError::Unavailable(format!("remote provider unreachable: {e}"))
-    };
+/// Why a WebSocket to a provider could not be opened.
+pub(crate) enum DialError {
+    /// The provider answered the upgrade with this HTTP status instead of switching
+    /// protocols: it is up, but does not serve that route.
+    Refused(u16),
+    /// Nothing usable answered (refused, reset, timed out, not HTTP).
+    Unreachable(String),
+}
+
+/// Dials `authority` (`host:port`) with TCP_NODELAY and opens a WebSocket on `path`, taking
+/// messages of at most `message_limit` bytes.
+pub(crate) async fn dial(
+    authority: &str,
+    path: &str,
+    message_limit: usize,
+) -> Result<Socket, DialError> {
+    let unreachable = |e: &dyn std::fmt::Display| DialError::Unreachable(e.to_string());
     let dial = async {
         let tcp = TcpStream::connect(authority)
             .await
@@ -81,21 +92,33 @@ async fn connect(url: &str, message_limit: usize) -> Result<Socket, ProviderErro
         let config = WebSocketConfig::default()
             .max_message_size(Some(message_limit))
             .max_frame_size(Some(message_limit));
-        let request = format!("ws://{authority}{}", wire::STREAM_PATH);
+        let request = format!("ws://{authority}{path}");
         tokio_tungstenite::client_async_with_config(request, tcp, Some(config))
             .await
             .map(|(socket, _)| socket)
             .map_err(|e| match e {
-                WsError::Http(response) => ProviderError::Failed(format!(
-                    "remote provider refused the stream: HTTP {}",
-                    response.status()
-                )),
+                WsError::Http(response) => DialError::Refused(response.status().as_u16()),
                 other => unreachable(&other),
             })
     };
     tokio::time::timeout(CONNECT_TIMEOUT, dial)
         .await
         .map_err(|_| unreachable(&"connecting timed out"))?
+}
+
+/// Opens the streaming WebSocket of the provider at `url`.
+async fn connect(url: &str, message_limit: usize) -> Result<Socket, ProviderError> {
+    let authority = url.strip_prefix("http://").unwrap_or(url);
+    dial(authority, wire::STREAM_PATH, message_limit)
+        .await
+        .map_err(|e| match e {
+            DialError::Refused(status) => {
+                ProviderError::Failed(format!("remote provider refused the stream: HTTP {status}"))
+            }
+            DialError::Unreachable(why) => {
+                ProviderError::Unavailable(format!("remote provider unreachable: {why}"))
+            }
+        })
 }
 
 /// The provider's terminal.

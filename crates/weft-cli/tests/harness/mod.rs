@@ -23,7 +23,7 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(20);
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The environment variables `weft serve` reads; cleared so the host cannot leak settings in.
-const WEFT_VARS: [&str; 15] = [
+const WEFT_VARS: [&str; 16] = [
     "WEFT_LISTEN",
     "WEFT_DATA_DIR",
     "WEFT_CONFIG",
@@ -39,6 +39,7 @@ const WEFT_VARS: [&str; 15] = [
     "WEFT_VERIFICATION",
     "WEFT_COMPATIBILITY_POLICY",
     "WEFT_MAX_COMPATIBILITY_OVERRIDES",
+    "WEFT_REMOTE_CONNECTIONS",
 ];
 
 /// The `weft serve` command for `data_dir` with extra arguments, environment cleaned.
