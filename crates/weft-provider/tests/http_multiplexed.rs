@@ -121,7 +121,7 @@ async fn answers_leave_as_calls_finish_and_cancel_drops_the_work() {
         .unwrap();
     socket.send(line(2, json!({"n": 2}))).await.unwrap();
     socket.send(line(3, json!({"fail": true}))).await.unwrap();
-    let mut answers = vec![next(&mut socket).await, next(&mut socket).await];
+    let mut answers = [next(&mut socket).await, next(&mut socket).await];
     answers.sort_by_key(|a| a["ref"].as_u64());
     assert_eq!(answers[0], json!({"ref": 2, "result": {"n": 2}}));
     assert_eq!(
