@@ -4,7 +4,7 @@
 //! whatever their order, a few connections carry every call, a call past its deadline is
 //! cancelled on the provider, a broken answer fails only its call, a broken connection fails
 //! only its calls and the next call dials again, and a provider without the route gets one
-//! `POST` per call.
+//! `POST` per call (its body bounded as the messages are).
 // tungstenite's handshake callback returns its error response by value.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::result_large_err)]
 
@@ -348,7 +348,11 @@ fn a_provider_without_the_route_gets_one_post_per_call() {
             CALL_PATH,
             post(move |axum::Json(line): axum::Json<Value>| async move {
                 posts.posts.fetch_add(1, Ordering::SeqCst);
-                axum::Json(json!({"result": {"text": line["payload"]["text"]}}))
+                let text = match line["payload"]["text"].as_str() {
+                    Some("huge") => "h".repeat(100_000),
+                    other => other.unwrap_or_default().to_owned(),
+                };
+                axum::Json(json!({"result": {"text": text}}))
             }),
         )
         .fallback(move || async move {
@@ -358,7 +362,7 @@ fn a_provider_without_the_route_gets_one_post_per_call() {
     runtime.spawn(async move { axum::serve(listener, app).await });
 
     let dir = tempdir();
-    let node = Node::start(dir.path(), &[]);
+    let node = Node::start(dir.path(), &["--max-payload-bytes", "1024"]);
     let admin = node.admin();
     register(&node, &admin, &url);
     for i in 0..5 {
@@ -370,7 +374,13 @@ fn a_provider_without_the_route_gets_one_post_per_call() {
             r.body
         );
     }
-    assert_eq!(seen.posts.load(Ordering::SeqCst), 5);
+    // A body past max_payload_bytes and the framing room is not read to its end.
+    assert_error(
+        &call(&node, &admin, json!({"text": "huge"}), None),
+        502,
+        "transport_error",
+    );
+    assert_eq!(seen.posts.load(Ordering::SeqCst), 6);
     // Asked once per registration, not once per call.
     assert_eq!(seen.refused_upgrades.load(Ordering::SeqCst), 1);
 }

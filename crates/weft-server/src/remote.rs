@@ -25,7 +25,7 @@ use weft_registry::{ProviderId, TenantId};
 
 use crate::error::ApiError;
 use crate::remote_mux::{MuxError, MuxHost};
-use crate::remote_pool::HttpPool;
+use crate::remote_pool::{HttpPool, PoolError};
 use crate::state::AppState;
 
 /// Longest lease a provider may ask for.
@@ -130,11 +130,19 @@ impl RemoteProvider {
             .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
         // No timer of its own: the fabric runs this inside the call's one deadline and
         // drops it (closing the exchange) when the deadline passes.
+        let limit = self
+            .payload_limit
+            .saturating_add(crate::remote_stream::FRAMING_ROOM);
         let (status, body) = self
             .pool
-            .send(&self.authority, request)
+            .send(&self.authority, request, limit)
             .await
-            .map_err(|e| ProviderError::Unavailable(format!("remote provider: {e}")))?;
+            .map_err(|e| match e {
+                PoolError::TooLarge { .. } => {
+                    ProviderError::Transport(format!("remote provider: {e}"))
+                }
+                _ => ProviderError::Unavailable(format!("remote provider: {e}")),
+            })?;
         if status != 200 {
             return Err(ProviderError::Failed(format!(
                 "remote provider answered HTTP {status}"

@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::client::conn::http1::{Connection, SendRequest, handshake};
 use hyper_util::rt::TokioIo;
 use thiserror::Error;
@@ -37,6 +37,14 @@ pub enum PoolError {
         authority: String,
         /// Why.
         message: String,
+    },
+    /// The response body was longer than the caller allowed (the connection is dropped).
+    #[error("{authority} answered with a body over {limit} bytes")]
+    TooLarge {
+        /// `host:port`.
+        authority: String,
+        /// The limit.
+        limit: usize,
     },
     /// The exchange broke after the request may have been sent.
     #[error("the connection to {authority} broke off: {message}")]
@@ -129,22 +137,30 @@ impl HttpPool {
         }
     }
 
-    /// Sends `request` to `authority` (`host:port`) and reads the whole response.
+    /// Sends `request` to `authority` (`host:port`) and reads the whole response, whose
+    /// body may be at most `body_limit` bytes.
     pub async fn send(
         &self,
         authority: &str,
         request: hyper::Request<Full<Bytes>>,
+        body_limit: usize,
     ) -> Result<(u16, Bytes), PoolError> {
         let mut request = request;
         // At most one retry, and only for a request hyper hands back unsent.
         for attempt in 0..2 {
             let conn = self.ready_connection(authority).await?;
-            let (outcome, reusable) = exchange(conn, request).await;
+            let (outcome, reusable) = exchange(conn, request, body_limit).await;
             if let Some(conn) = reusable {
                 self.put(authority, conn);
             }
             match outcome {
                 Exchanged::Done(status, body, _) => return Ok((status, body)),
+                Exchanged::TooLarge => {
+                    return Err(PoolError::TooLarge {
+                        authority: authority.to_owned(),
+                        limit: body_limit,
+                    });
+                }
                 Exchanged::Unsent(back) if attempt == 0 => request = *back,
                 Exchanged::Unsent(_) => {
                     return Err(PoolError::Exchange {
@@ -180,6 +196,8 @@ async fn wait_ready(conn: &mut Conn) -> bool {
 enum Exchanged {
     /// Status, body, and whether the provider lets the connection stay open.
     Done(u16, Bytes, bool),
+    /// The body went past the limit (the rest is left unread, so the connection goes).
+    TooLarge,
     /// The request never left: it can be sent elsewhere.
     Unsent(Box<hyper::Request<Full<Bytes>>>),
     /// The exchange failed after the request may have been written.
@@ -188,7 +206,11 @@ enum Exchanged {
 
 /// One request/response on `conn`, polling its connection future in this task. Returns
 /// the connection too when it can be parked for the next request.
-async fn exchange(conn: Conn, request: hyper::Request<Full<Bytes>>) -> (Exchanged, Option<Conn>) {
+async fn exchange(
+    conn: Conn,
+    request: hyper::Request<Full<Bytes>>,
+    body_limit: usize,
+) -> (Exchanged, Option<Conn>) {
     let Conn { mut sender, driver } = conn;
     let mut driver = Some(driver);
     let outcome = {
@@ -207,8 +229,12 @@ async fn exchange(conn: Conn, request: hyper::Request<Full<Bytes>>) -> (Exchange
                 .headers()
                 .get(hyper::header::CONNECTION)
                 .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"close"));
-            match response.into_body().collect().await {
+            match Limited::new(response.into_body(), body_limit)
+                .collect()
+                .await
+            {
                 Ok(body) => Exchanged::Done(status, body.to_bytes(), keep_alive),
+                Err(e) if e.is::<LengthLimitError>() => Exchanged::TooLarge,
                 Err(e) => Exchanged::Failed(e.to_string()),
             }
         };
@@ -295,11 +321,29 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_body_over_the_limit_is_refused_and_its_connection_dropped() {
+        let (authority, accepted) = server(false).await;
+        let pool = HttpPool::new(4, Duration::from_secs(2));
+        let refused = pool.send(&authority, request(&authority), 1).await;
+        assert!(
+            matches!(refused, Err(PoolError::TooLarge { limit: 1, .. })),
+            "{refused:?}"
+        );
+        // Exactly at the limit is fine, on a new connection.
+        let (status, body) = pool.send(&authority, request(&authority), 2).await.unwrap();
+        assert_eq!((status, &body[..]), (200, &b"ok"[..]));
+        assert_eq!(accepted.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
     async fn sequential_requests_reuse_one_connection() {
         let (authority, accepted) = server(false).await;
         let pool = HttpPool::new(4, Duration::from_secs(2));
         for _ in 0..10 {
-            let (status, body) = pool.send(&authority, request(&authority)).await.unwrap();
+            let (status, body) = pool
+                .send(&authority, request(&authority), 1024)
+                .await
+                .unwrap();
             assert_eq!((status, &body[..]), (200, &b"ok"[..]));
         }
         assert_eq!(accepted.load(Ordering::SeqCst), 1);
@@ -312,7 +356,10 @@ mod tests {
         for _ in 0..5 {
             // Let the server's close reach us while the connection sits in the pool.
             tokio::time::sleep(Duration::from_millis(20)).await;
-            let (status, _) = pool.send(&authority, request(&authority)).await.unwrap();
+            let (status, _) = pool
+                .send(&authority, request(&authority), 1024)
+                .await
+                .unwrap();
             assert_eq!(status, 200);
         }
         assert_eq!(accepted.load(Ordering::SeqCst), 5);
@@ -325,7 +372,7 @@ mod tests {
         drop(listener);
         let pool = HttpPool::new(4, Duration::from_secs(2));
         let error = pool
-            .send(&authority, request(&authority))
+            .send(&authority, request(&authority), 1024)
             .await
             .unwrap_err();
         assert!(matches!(error, PoolError::Connect { .. }), "{error}");
@@ -335,7 +382,7 @@ mod tests {
     async fn idle_connections_per_host_are_bounded() {
         let (authority, _) = server(false).await;
         let pool = HttpPool::new(2, Duration::from_secs(2));
-        let calls = (0..6).map(|_| pool.send(&authority, request(&authority)));
+        let calls = (0..6).map(|_| pool.send(&authority, request(&authority), 1024));
         for outcome in futures_util::future::join_all(calls).await {
             assert_eq!(outcome.unwrap().0, 200);
         }
