@@ -44,6 +44,7 @@ fn revision() -> String {
 #[derive(Default)]
 struct Seen {
     connections: AtomicUsize,
+    closed: AtomicUsize,
     calls: AtomicUsize,
     cancels: Mutex<Vec<u64>>,
     posts: AtomicUsize,
@@ -138,7 +139,8 @@ fn serve_script() -> (tokio::runtime::Runtime, String, Arc<Seen>) {
                 };
                 if let Ok(socket) = tokio_tungstenite::accept_hdr_async(tcp, only_calls).await {
                     seen.connections.fetch_add(1, Ordering::SeqCst);
-                    connection(socket, seen).await;
+                    connection(socket, Arc::clone(&seen)).await;
+                    seen.closed.fetch_add(1, Ordering::SeqCst);
                 }
             });
         }
@@ -196,6 +198,20 @@ fn answers_find_their_calls_over_a_few_connections() {
     // The default is two connections per provider address, opened as calls need them.
     let connections = seen.connections.load(Ordering::SeqCst);
     assert!((1..=2).contains(&connections), "{connections} connections");
+    assert_eq!(seen.closed.load(Ordering::SeqCst), 0);
+
+    // Unregistering closes them.
+    let r = node.send(
+        "POST",
+        "/v1/providers/scripted/unregister",
+        &admin,
+        &json!({}),
+    );
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    poll(Duration::from_secs(5), || {
+        (seen.closed.load(Ordering::SeqCst) == connections).then_some(())
+    })
+    .expect("the node kept its connections to an unregistered provider");
 }
 
 #[test]

@@ -289,12 +289,25 @@ impl Leases {
             .insert((tenant.clone(), provider.clone()), remote);
     }
 
-    /// Forgets a provider (unregistered, or re-registered without an http transport).
+    /// Forgets a provider (unregistered, or re-registered without an http transport), and
+    /// closes the multiplexed connections to its address unless another provider there
+    /// still holds a registration.
     pub fn forget(&self, tenant: &TenantId, provider: &ProviderId) {
-        self.remotes
+        let mut remotes = self.remotes.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(gone) = remotes.remove(&(tenant.clone(), provider.clone())) else {
+            return;
+        };
+        if remotes.values().any(|r| r.authority == gone.authority) {
+            return;
+        }
+        let host = self
+            .multiplexed
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(&(tenant.clone(), provider.clone()));
+            .remove(&gone.authority);
+        if let Some(host) = host {
+            host.close();
+        }
     }
 
     /// Marks every provider whose lease just lapsed.

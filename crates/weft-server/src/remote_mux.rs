@@ -94,6 +94,19 @@ impl MuxHost {
             .map_err(MuxError::Call)
     }
 
+    /// Closes the open connections (the provider was unregistered); a later call would dial
+    /// again.
+    pub fn close(&self) {
+        for slot in &self.slots {
+            if let Some(connection) = lock(&slot.current).take() {
+                tokio::spawn(async move {
+                    let mut sink = connection.sink.lock().await;
+                    let _ = futures_util::SinkExt::close(&mut *sink).await;
+                });
+            }
+        }
+    }
+
     async fn connection(&self) -> Result<Arc<Connection>, MuxError> {
         let slot = &self.slots[self.next.fetch_add(1, Ordering::Relaxed) % self.slots.len()];
         if let Some(live) = slot.live() {
