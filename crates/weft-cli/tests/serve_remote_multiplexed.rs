@@ -342,6 +342,11 @@ fn a_broken_connection_fails_its_calls_and_the_next_call_dials_again() {
             r.body
         );
         assert_eq!(seen.connections.load(Ordering::SeqCst), i + 2, "{breaker}");
+        // The broken connection is closed, not left open beside the new one.
+        poll(Duration::from_secs(5), || {
+            (seen.closed.load(Ordering::SeqCst) == i + 1).then_some(())
+        })
+        .unwrap_or_else(|| panic!("{breaker}: the broken connection stayed open"));
     }
 }
 

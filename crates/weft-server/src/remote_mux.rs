@@ -24,6 +24,7 @@ use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{Sink, StreamExt};
@@ -34,6 +35,9 @@ use weft_provider::wire::{self, MultiplexedAnswer};
 use weft_provider::{CallContext, ProviderError};
 
 use crate::remote_stream::{DialError, Socket, dial};
+
+/// How long the node tries to deliver its close frame before giving up on it.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
 /// Why a multiplexed call did not produce an outcome of its own.
 #[derive(Debug)]
@@ -99,10 +103,10 @@ impl MuxHost {
     pub fn close(&self) {
         for slot in &self.slots {
             if let Some(connection) = lock(&slot.current).take() {
-                tokio::spawn(async move {
-                    let mut sink = connection.sink.lock().await;
-                    let _ = futures_util::SinkExt::close(&mut *sink).await;
-                });
+                connection.end(ProviderError::Unavailable(
+                    "the remote provider was unregistered".into(),
+                ));
+                tokio::spawn(connection.close());
             }
         }
     }
@@ -249,6 +253,16 @@ impl Connection {
         }
     }
 
+    /// Sends the close frame, waiting at most [`CLOSE_WAIT`] for a socket that takes no
+    /// writes; the socket itself goes when the last handle to the connection does.
+    async fn close(self: Arc<Self>) {
+        let closing = async {
+            let mut sink = self.sink.lock().await;
+            let _ = futures_util::SinkExt::close(&mut *sink).await;
+        };
+        let _ = tokio::time::timeout(CLOSE_WAIT, closing).await;
+    }
+
     fn broken(&self, error: WsError) {
         self.end(ProviderError::Unavailable(format!(
             "the connection to the remote provider broke: {error}"
@@ -361,4 +375,5 @@ async fn read_answers(connection: Arc<Connection>, mut read: SplitStream<Socket>
         }
     };
     connection.end(why);
+    connection.close().await;
 }
