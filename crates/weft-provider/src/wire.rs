@@ -22,6 +22,13 @@ pub const STREAM_PATH: &str = "/weft/v1/stream";
 /// The path a node opens its long-lived, multiplexed unary-call WebSockets on.
 pub const CALLS_PATH: &str = "/weft/v1/calls";
 
+/// The read buffer every weft WebSocket is opened with, on either side. tungstenite
+/// allocates its read buffer up front and zero-fills all of it on every read attempt: its
+/// 128 KiB default made each read a 128 KiB memset (three quarters of a multiplexed call's
+/// instructions at one caller) and each open stream ~140 KiB of RSS. Larger messages still
+/// arrive: the buffer grows.
+pub const WEBSOCKET_READ_BUFFER: usize = 8 * 1024;
+
 /// A message that does not follow the wire format.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{0}")]

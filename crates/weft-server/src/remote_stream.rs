@@ -90,6 +90,7 @@ pub(crate) async fn dial(
             .map_err(|e| unreachable(&e))?;
         tcp.set_nodelay(true).map_err(|e| unreachable(&e))?;
         let config = WebSocketConfig::default()
+            .read_buffer_size(wire::WEBSOCKET_READ_BUFFER)
             .max_message_size(Some(message_limit))
             .max_frame_size(Some(message_limit));
         let request = format!("ws://{authority}{path}");

@@ -33,10 +33,6 @@ use crate::state::AppState;
 
 /// How long the node waits for the envelope after the upgrade.
 const ENVELOPE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-/// Read buffer per socket. tungstenite allocates it up front and zero-fills all of it on
-/// every read attempt: its 128 KiB default made each open stream cost ~140 KiB of RSS and
-/// each loop turn a 128 KiB memset. Larger messages still arrive (the buffer grows).
-const READ_BUFFER: usize = 8 * 1024;
 /// Most frames already queued that are coalesced into one write.
 const COALESCE: usize = 64;
 
@@ -65,7 +61,7 @@ pub async fn streams(
     // Room for one payload plus the frame around it.
     let limit = state.config.max_payload_bytes + 64 * 1024;
     Ok(upgrade
-        .read_buffer_size(READ_BUFFER)
+        .read_buffer_size(weft_provider::wire::WEBSOCKET_READ_BUFFER)
         .max_message_size(limit)
         .max_frame_size(limit)
         .on_upgrade(move |socket| session(state, principal, socket)))
