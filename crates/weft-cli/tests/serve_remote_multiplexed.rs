@@ -159,6 +159,32 @@ fn register(node: &Node, token: &str, url: &str) {
     assert_eq!(r.status, 201, "{:?}", r.body);
 }
 
+/// A node started with `args`, and the script serving and registered with it. Bind every
+/// field by name, not `..`: the provider's runtime and the data directory must live as long
+/// as the test.
+struct Scripted {
+    node: Node,
+    admin: String,
+    seen: Arc<Seen>,
+    _provider: tokio::runtime::Runtime,
+    _dir: tempfile::TempDir,
+}
+
+fn scripted_node(args: &[&str]) -> Scripted {
+    let dir = tempdir();
+    let node = Node::start(dir.path(), args);
+    let admin = node.admin();
+    let (provider, url, seen) = serve_script();
+    register(&node, &admin, &url);
+    Scripted {
+        node,
+        admin,
+        seen,
+        _provider: provider,
+        _dir: dir,
+    }
+}
+
 fn call(node: &Node, token: &str, payload: Value, timeout: Option<f64>) -> Resp {
     node.unary(token, "remote.script", &revision(), payload, timeout)
 }
@@ -176,11 +202,13 @@ fn concurrently(node: &Node, token: &str, payloads: Vec<Value>) -> Vec<Resp> {
 
 #[test]
 fn answers_find_their_calls_over_a_few_connections() {
-    let dir = tempdir();
-    let node = Node::start(dir.path(), &[]);
-    let admin = node.admin();
-    let (_provider, url, seen) = serve_script();
-    register(&node, &admin, &url);
+    let Scripted {
+        node,
+        admin,
+        seen,
+        _provider,
+        _dir,
+    } = scripted_node(&[]);
 
     // The first call waits longest, so answers come back in the reverse order.
     let payloads = (0..16)
@@ -216,11 +244,13 @@ fn answers_find_their_calls_over_a_few_connections() {
 
 #[test]
 fn remote_connections_bounds_the_connections_and_is_checked() {
-    let dir = tempdir();
-    let node = Node::start(dir.path(), &["--remote-connections", "1"]);
-    let admin = node.admin();
-    let (_provider, url, seen) = serve_script();
-    register(&node, &admin, &url);
+    let Scripted {
+        node,
+        admin,
+        seen,
+        _provider,
+        _dir,
+    } = scripted_node(&["--remote-connections", "1"]);
     let payloads = (0..8)
         .map(|i| json!({"text": format!("c{i}"), "delay_ms": 100}))
         .collect();
@@ -245,11 +275,13 @@ fn remote_connections_bounds_the_connections_and_is_checked() {
 
 #[test]
 fn a_call_past_its_deadline_is_cancelled_and_its_late_answer_ignored() {
-    let dir = tempdir();
-    let node = Node::start(dir.path(), &["--remote-connections", "1"]);
-    let admin = node.admin();
-    let (_provider, url, seen) = serve_script();
-    register(&node, &admin, &url);
+    let Scripted {
+        node,
+        admin,
+        seen,
+        _provider,
+        _dir,
+    } = scripted_node(&["--remote-connections", "1"]);
 
     let late = call(
         &node,
@@ -273,14 +305,13 @@ fn a_call_past_its_deadline_is_cancelled_and_its_late_answer_ignored() {
 
 #[test]
 fn a_broken_answer_fails_only_its_own_call() {
-    let dir = tempdir();
-    let node = Node::start(
-        dir.path(),
-        &["--remote-connections", "1", "--max-payload-bytes", "1024"],
-    );
-    let admin = node.admin();
-    let (_provider, url, seen) = serve_script();
-    register(&node, &admin, &url);
+    let Scripted {
+        node,
+        admin,
+        seen,
+        _provider,
+        _dir,
+    } = scripted_node(&["--remote-connections", "1", "--max-payload-bytes", "1024"]);
     let texts = ["malformed", "fail", "invalid", "big"];
     let mut payloads: Vec<Value> = texts.iter().map(|t| json!({"text": t})).collect();
     payloads.push(json!({"text": "fine", "delay_ms": 200}));
@@ -307,14 +338,13 @@ fn a_broken_answer_fails_only_its_own_call() {
 
 #[test]
 fn a_broken_connection_fails_its_calls_and_the_next_call_dials_again() {
-    let dir = tempdir();
-    let node = Node::start(
-        dir.path(),
-        &["--remote-connections", "1", "--max-payload-bytes", "1024"],
-    );
-    let admin = node.admin();
-    let (_provider, url, seen) = serve_script();
-    register(&node, &admin, &url);
+    let Scripted {
+        node,
+        admin,
+        seen,
+        _provider,
+        _dir,
+    } = scripted_node(&["--remote-connections", "1", "--max-payload-bytes", "1024"]);
     // (what breaks the connection, what the calls on it get, connections opened so far)
     for (i, (breaker, status, code)) in [
         ("garbage", 502, "transport_error"),

@@ -109,6 +109,18 @@ async fn call(State(served): State<Served>, Json(line): Json<CallLine>) -> Json<
     }
 }
 
+/// `upgrade` with the SDK's socket settings: the shared read buffer and the message limit.
+fn configured(
+    upgrade: axum::extract::ws::WebSocketUpgrade,
+    options: &HttpOptions,
+) -> axum::extract::ws::WebSocketUpgrade {
+    let limit = options.max_message_bytes;
+    upgrade
+        .read_buffer_size(crate::wire::WEBSOCKET_READ_BUFFER)
+        .max_message_size(limit)
+        .max_frame_size(limit)
+}
+
 /// The router answering the node's calls for `provider`, with default [`HttpOptions`].
 pub fn router(provider: SharedProvider) -> Router {
     router_with(provider, HttpOptions::default())

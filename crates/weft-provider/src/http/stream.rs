@@ -34,12 +34,7 @@ const DEADLINE_GRACE: Duration = Duration::from_secs(1);
 
 /// Upgrades to the streaming WebSocket, with the configured message limit.
 pub(super) async fn upgrade(State(served): State<Served>, upgrade: WebSocketUpgrade) -> Response {
-    let limit = served.options.max_message_bytes;
-    upgrade
-        .read_buffer_size(crate::wire::WEBSOCKET_READ_BUFFER)
-        .max_message_size(limit)
-        .max_frame_size(limit)
-        .on_upgrade(move |socket| session(served, socket))
+    super::configured(upgrade, &served.options).on_upgrade(move |socket| session(served, socket))
 }
 
 fn text(message: ProviderMessage) -> Message {
