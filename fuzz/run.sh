@@ -16,7 +16,7 @@ toolchain="${WEFT_FUZZ_TOOLCHAIN:-nightly}"
 # AddressSanitizer by default; `none` builds much faster (weft forbids unsafe code, so a
 # panic is what a short run looks for) and is what CI uses.
 sanitizer="${WEFT_FUZZ_SANITIZER:-address}"
-read -r -a targets <<<"${WEFT_FUZZ_TARGETS:-descriptor descriptor_toml canonical catalog caller_frame managed_line}"
+read -r -a targets <<<"${WEFT_FUZZ_TARGETS:-descriptor descriptor_toml canonical catalog caller_frame managed_line remote_message}"
 
 # Longest input per target: room for realistic documents, small enough that libFuzzer
 # spends its time on structure rather than on size.
@@ -24,7 +24,7 @@ max_len() {
     case "$1" in
         descriptor | descriptor_toml | catalog) echo 16384 ;;
         canonical | managed_line) echo 8192 ;;
-        caller_frame) echo 4096 ;;
+        caller_frame | remote_message) echo 4096 ;;
         *) echo 4096 ;;
     esac
 }
