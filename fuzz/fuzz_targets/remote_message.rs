@@ -10,10 +10,8 @@
 //! `to_text()` as the same answer, an accepted node or provider message from its
 //! `into_text()` as the same message. When the text is a JSON value, an answer that names a
 //! call (`Ok`, or `Err((Some(n), _))`) has that call as its `ref`, and an accepted answer's
-//! result or error message is the text's own (serde's derive also reads a struct from a JSON
-//! array, its fields in order, so `[ref, result, error]` is accepted too and is checked by
-//! position; unknown members are skipped unparsed, so an answer need not be a valid `Value`
-//! throughout). An accepted message was a JSON object whose string `type` names it; a chunk
+//! result or error message is the text's own, and it was a JSON object (unknown members are
+//! skipped unparsed, so an answer need not be a valid `Value` throughout). An accepted message was a JSON object whose string `type` names it; a chunk
 //! is the text's `chunk`, and the node and the provider read the same chunk from the same
 //! text; a completed message's result is the text's non-null `result`. Every error has a
 //! message.
@@ -23,16 +21,6 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use weft_provider::wire::{MultiplexedAnswer, NodeMessage, ProviderMessage};
 
-/// Member `name` of an object, or element `index` of an array (how serde's derive reads a
-/// struct from each).
-fn field<'a>(value: &'a Value, name: &str, index: usize) -> Option<&'a Value> {
-    match value {
-        Value::Object(fields) => fields.get(name),
-        Value::Array(items) => items.get(index),
-        _ => None,
-    }
-}
-
 fn check_answer(text: &str, parsed: Option<&Value>) {
     match MultiplexedAnswer::parse(text) {
         Ok(answer) => {
@@ -40,19 +28,21 @@ fn check_answer(text: &str, parsed: Option<&Value>) {
             assert_eq!(again, Ok(answer.clone()), "an answer round-trips");
             // Unknown members are skipped unparsed, so an answer need not be a `Value`
             // (`{"ref": 1, "result": 2, "x": 1e999}` is one).
+            assert!(text.trim_start().starts_with('{'), "an answer is an object");
             let Some(value) = parsed else {
                 return;
             };
+            assert!(value.is_object(), "an answer is an object");
             assert_eq!(
-                field(value, "ref", 0).and_then(Value::as_u64),
+                value.get("ref").and_then(Value::as_u64),
                 Some(answer.reference)
             );
             match &answer.outcome {
-                Ok(result) => assert_eq!(field(value, "result", 1), Some(result)),
+                Ok(result) => assert_eq!(value.get("result"), Some(result)),
                 Err(message) => {
-                    let error = field(value, "error", 2).expect("an error answer has an error");
+                    let error = value.get("error").expect("an error answer has an error");
                     assert_eq!(
-                        field(error, "message", 0).and_then(Value::as_str),
+                        error.get("message").and_then(Value::as_str),
                         Some(message.as_str())
                     );
                 }
@@ -61,10 +51,7 @@ fn check_answer(text: &str, parsed: Option<&Value>) {
         Err((named, error)) => {
             assert!(!error.to_string().is_empty());
             if let (Some(reference), Some(value)) = (named, parsed) {
-                assert_eq!(
-                    field(value, "ref", 0).and_then(Value::as_u64),
-                    Some(reference)
-                );
+                assert_eq!(value.get("ref").and_then(Value::as_u64), Some(reference));
             }
         }
     }

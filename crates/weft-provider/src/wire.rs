@@ -127,10 +127,6 @@ impl MultiplexedAnswer {
     /// nor an error (that call fails); `Err(None)` a message that names no call at all.
     pub fn parse(text: &str) -> Result<Self, (Option<u64>, MalformedMessage)> {
         #[derive(Deserialize)]
-        struct Failure {
-            message: String,
-        }
-        #[derive(Deserialize)]
         struct Answer {
             #[serde(rename = "ref")]
             reference: u64,
@@ -138,17 +134,25 @@ impl MultiplexedAnswer {
             #[serde(default, deserialize_with = "present")]
             result: Option<Value>,
             #[serde(default)]
-            error: Option<Failure>,
+            error: Option<Value>,
         }
-        let answer: Answer = serde_json::from_str(text).map_err(|e| {
-            (
-                None,
-                MalformedMessage(format!("the answer is not a JSON object with a `ref`: {e}")),
-            )
-        })?;
-        let outcome = match (answer.result, answer.error) {
+        let malformed = |why: String| (None, MalformedMessage(why));
+        // serde's derive would also read the struct from an array, its fields in order.
+        if !text.trim_start().starts_with('{') {
+            return Err(malformed("the answer is not a JSON object".into()));
+        }
+        let answer: Answer = serde_json::from_str(text)
+            .map_err(|e| malformed(format!("the answer is not a JSON object with a `ref`: {e}")))?;
+        let message = |error: Value| match error {
+            Value::Object(mut fields) => match fields.remove("message") {
+                Some(Value::String(message)) => Some(message),
+                _ => None,
+            },
+            _ => None,
+        };
+        let outcome = match (answer.result, answer.error.map(message)) {
             (Some(result), None) => Ok(result),
-            (None, Some(error)) => Err(error.message),
+            (None, Some(Some(message))) => Err(message),
             _ => {
                 return Err((
                     Some(answer.reference),
@@ -336,7 +340,10 @@ mod tests {
                 r#"{"ref": 3, "result": {}, "error": {"message": "x"}}"#,
                 Some(3),
             ),
-            (r#"{"ref": 4, "error": {"text": "x"}}"#, None),
+            (r#"{"ref": 4, "error": {"text": "x"}}"#, Some(4)),
+            (r#"{"ref": 4, "error": ["x"]}"#, Some(4)),
+            (r#"[4, {}]"#, None),
+            (r#"  [4, {}]"#, None),
         ] {
             let parsed = MultiplexedAnswer::parse(text);
             assert_eq!(parsed.map_err(|(r, _)| r), Err(names), "{text}");
