@@ -159,9 +159,8 @@ fn register(node: &Node, token: &str, url: &str) {
     assert_eq!(r.status, 201, "{:?}", r.body);
 }
 
-/// A node started with `args`, and the script serving and registered with it. Bind every
-/// field by name, not `..`: the provider's runtime and the data directory must live as long
-/// as the test.
+/// A node started with `args`, and the script serving and registered with it. Keep the
+/// whole value alive: the provider's runtime and the data directory go with it.
 struct Scripted {
     node: Node,
     admin: String,
@@ -202,24 +201,19 @@ fn concurrently(node: &Node, token: &str, payloads: Vec<Value>) -> Vec<Resp> {
 
 #[test]
 fn answers_find_their_calls_over_a_few_connections() {
-    let Scripted {
-        node,
-        admin,
-        seen,
-        _provider,
-        _dir,
-    } = scripted_node(&[]);
+    let scripted = scripted_node(&[]);
+    let (node, admin, seen) = (&scripted.node, scripted.admin.as_str(), &scripted.seen);
 
     // The first call waits longest, so answers come back in the reverse order.
     let payloads = (0..16)
         .map(|i| json!({"text": format!("call {i}"), "delay_ms": 400 - i * 25}))
         .collect();
-    for (i, r) in concurrently(&node, &admin, payloads).iter().enumerate() {
+    for (i, r) in concurrently(node, admin, payloads).iter().enumerate() {
         assert_eq!(r.status, 200, "{:?}", r.body);
         assert_eq!(r.body["result"], json!({"text": format!("call {i}")}));
     }
     for i in 0..20 {
-        let r = call(&node, &admin, json!({"text": format!("again {i}")}), None);
+        let r = call(node, admin, json!({"text": format!("again {i}")}), None);
         assert_eq!(r.body["result"]["text"], format!("again {i}"));
     }
     assert_eq!(seen.calls.load(Ordering::SeqCst), 36);
@@ -232,7 +226,7 @@ fn answers_find_their_calls_over_a_few_connections() {
     let r = node.send(
         "POST",
         "/v1/providers/scripted/unregister",
-        &admin,
+        admin,
         &json!({}),
     );
     assert_eq!(r.status, 200, "{:?}", r.body);
@@ -244,18 +238,13 @@ fn answers_find_their_calls_over_a_few_connections() {
 
 #[test]
 fn remote_connections_bounds_the_connections_and_is_checked() {
-    let Scripted {
-        node,
-        admin,
-        seen,
-        _provider,
-        _dir,
-    } = scripted_node(&["--remote-connections", "1"]);
+    let scripted = scripted_node(&["--remote-connections", "1"]);
+    let (node, admin, seen) = (&scripted.node, scripted.admin.as_str(), &scripted.seen);
     let payloads = (0..8)
         .map(|i| json!({"text": format!("c{i}"), "delay_ms": 100}))
         .collect();
     assert!(
-        concurrently(&node, &admin, payloads)
+        concurrently(node, admin, payloads)
             .iter()
             .all(|r| r.status == 200)
     );
@@ -275,17 +264,12 @@ fn remote_connections_bounds_the_connections_and_is_checked() {
 
 #[test]
 fn a_call_past_its_deadline_is_cancelled_and_its_late_answer_ignored() {
-    let Scripted {
-        node,
-        admin,
-        seen,
-        _provider,
-        _dir,
-    } = scripted_node(&["--remote-connections", "1"]);
+    let scripted = scripted_node(&["--remote-connections", "1"]);
+    let (node, admin, seen) = (&scripted.node, scripted.admin.as_str(), &scripted.seen);
 
     let late = call(
-        &node,
-        &admin,
+        node,
+        admin,
         json!({"text": "slow", "delay_ms": 800}),
         Some(0.2),
     );
@@ -298,24 +282,19 @@ fn a_call_past_its_deadline_is_cancelled_and_its_late_answer_ignored() {
     assert_eq!(cancels.len(), 1, "{cancels:?}");
     // The script answers the cancelled call anyway; the connection carries on.
     std::thread::sleep(Duration::from_millis(900));
-    let r = call(&node, &admin, json!({"text": "after"}), None);
+    let r = call(node, admin, json!({"text": "after"}), None);
     assert_eq!(r.body["result"], json!({"text": "after"}), "{:?}", r.body);
     assert_eq!(seen.connections.load(Ordering::SeqCst), 1);
 }
 
 #[test]
 fn a_broken_answer_fails_only_its_own_call() {
-    let Scripted {
-        node,
-        admin,
-        seen,
-        _provider,
-        _dir,
-    } = scripted_node(&["--remote-connections", "1", "--max-payload-bytes", "1024"]);
+    let scripted = scripted_node(&["--remote-connections", "1", "--max-payload-bytes", "1024"]);
+    let (node, admin, seen) = (&scripted.node, scripted.admin.as_str(), &scripted.seen);
     let texts = ["malformed", "fail", "invalid", "big"];
     let mut payloads: Vec<Value> = texts.iter().map(|t| json!({"text": t})).collect();
     payloads.push(json!({"text": "fine", "delay_ms": 200}));
-    let answers = concurrently(&node, &admin, payloads);
+    let answers = concurrently(node, admin, payloads);
     assert_error(&answers[0], 502, "provider_error");
     assert_error(&answers[1], 502, "provider_error");
     assert!(
@@ -338,13 +317,8 @@ fn a_broken_answer_fails_only_its_own_call() {
 
 #[test]
 fn a_broken_connection_fails_its_calls_and_the_next_call_dials_again() {
-    let Scripted {
-        node,
-        admin,
-        seen,
-        _provider,
-        _dir,
-    } = scripted_node(&["--remote-connections", "1", "--max-payload-bytes", "1024"]);
+    let scripted = scripted_node(&["--remote-connections", "1", "--max-payload-bytes", "1024"]);
+    let (node, admin, seen) = (&scripted.node, scripted.admin.as_str(), &scripted.seen);
     // (what breaks the connection, what the calls on it get, connections opened so far)
     for (i, (breaker, status, code)) in [
         ("garbage", 502, "transport_error"),
@@ -355,8 +329,8 @@ fn a_broken_connection_fails_its_calls_and_the_next_call_dials_again() {
     .enumerate()
     {
         let answers = concurrently(
-            &node,
-            &admin,
+            node,
+            admin,
             vec![
                 json!({"text": "in flight", "delay_ms": 500}),
                 json!({"text": breaker, "delay_ms": 100}),
@@ -364,7 +338,7 @@ fn a_broken_connection_fails_its_calls_and_the_next_call_dials_again() {
         );
         assert_error(&answers[0], status, code);
         assert_error(&answers[1], status, code);
-        let r = call(&node, &admin, json!({"text": "next"}), None);
+        let r = call(node, admin, json!({"text": "next"}), None);
         assert_eq!(
             r.body["result"],
             json!({"text": "next"}),
