@@ -110,19 +110,25 @@ async fn connection(
     }
 }
 
-/// Serves the script on `/weft/v1/calls` only (anything else is refused with 404); a `POST`
-/// would fail the call, so a test that passes used the multiplexed route.
-fn serve_script() -> (tokio::runtime::Runtime, String, Arc<Seen>) {
+/// A one-worker runtime for a provider, its loopback listener and that listener's URL.
+fn provider_listener() -> (tokio::runtime::Runtime, tokio::net::TcpListener, String) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
-    let seen = Arc::new(Seen::default());
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
+    (runtime, listener, url)
+}
+
+/// Serves the script on `/weft/v1/calls` only (anything else is refused with 404); a `POST`
+/// would fail the call, so a test that passes used the multiplexed route.
+fn serve_script() -> (tokio::runtime::Runtime, String, Arc<Seen>) {
+    let (runtime, listener, url) = provider_listener();
+    let seen = Arc::new(Seen::default());
     let shared = Arc::clone(&seen);
     runtime.spawn(async move {
         while let Ok((tcp, _)) = listener.accept().await {
@@ -357,16 +363,8 @@ fn a_broken_connection_fails_its_calls_and_the_next_call_dials_again() {
 #[test]
 fn a_provider_without_the_route_gets_one_post_per_call() {
     use axum::routing::post;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let (runtime, listener, url) = provider_listener();
     let seen = Arc::new(Seen::default());
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
     let (posts, refused) = (Arc::clone(&seen), Arc::clone(&seen));
     let app = axum::Router::new()
         .route(
