@@ -130,9 +130,7 @@ impl RemoteProvider {
             .map_err(|e| ProviderError::Failed(format!("could not build the call: {e}")))?;
         // No timer of its own: the fabric runs this inside the call's one deadline and
         // drops it (closing the exchange) when the deadline passes.
-        let limit = self
-            .payload_limit
-            .saturating_add(crate::remote_stream::FRAMING_ROOM);
+        let limit = crate::remote_stream::message_limit(self.payload_limit);
         let (status, body) = self
             .pool
             .send(&self.authority, request, limit)
@@ -258,10 +256,7 @@ impl Leases {
                     Arc::new(MuxHost::new(
                         &transport.authority,
                         state.config.remote_connections,
-                        state
-                            .config
-                            .max_payload_bytes
-                            .saturating_add(crate::remote_stream::FRAMING_ROOM),
+                        crate::remote_stream::message_limit(state.config.max_payload_bytes),
                     ))
                 }),
         );

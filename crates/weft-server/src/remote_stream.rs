@@ -26,6 +26,12 @@ use weft_provider::{CallContext, ChunkSink, ChunkSource, ProviderError};
 
 /// Room for the framing around one payload-sized chunk in a provider message.
 pub const FRAMING_ROOM: usize = 64 * 1024;
+
+/// The longest message the node takes from a remote provider, on any route: one
+/// payload-sized value plus [`FRAMING_ROOM`].
+pub fn message_limit(payload_limit: usize) -> usize {
+    payload_limit.saturating_add(FRAMING_ROOM)
+}
 /// How long dialing and the WebSocket handshake may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the node tries to deliver `cancel` and its close before dropping the socket.
@@ -44,7 +50,7 @@ pub async fn stream(
     input: Option<ChunkSource>,
     output: ChunkSink,
 ) -> Result<Option<Value>, ProviderError> {
-    let socket = connect(url, payload_limit.saturating_add(FRAMING_ROOM)).await?;
+    let socket = connect(url, message_limit(payload_limit)).await?;
     let (write, mut read) = socket.split();
     let (outgoing, queue) = mpsc::channel(1);
     let (ending, ended) = oneshot::channel();
